@@ -1,0 +1,67 @@
+# Two entry points: `make plan` and `make test`. Both set up .venv first.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+BUILD := .build
+COLLECTION_LINK := $(BUILD)/collections/ansible_collections/gpusmith/numa_gate
+# ansible-test needs the collection under ansible_collections/<ns>/<name>, and
+# resolves symlinks, so it gets a copy.
+SANITY_TREE := $(BUILD)/sanity/ansible_collections/gpusmith/numa_gate
+GET_PIP_CACHE := $(HOME)/.ansible/test/cache
+export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
+export PATH := $(CURDIR)/$(BIN):$(PATH)
+
+.PHONY: plan facts test unit sanity units lint integration bench clean venv
+
+venv: $(VENV)/.installed $(COLLECTION_LINK)
+
+$(VENV)/.installed: requirements.txt requirements-test.txt
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements-test.txt
+	touch $@
+
+$(COLLECTION_LINK):
+	mkdir -p $(dir $@)
+	ln -sfn ../../../.. $@
+
+plan: venv
+	$(BIN)/ansible-playbook -i inventories/demo playbooks/plan.yml
+
+facts: venv
+	$(BIN)/ansible-playbook -i inventories/demo playbooks/facts.yml
+
+test: unit units sanity lint integration
+
+unit: venv
+	$(BIN)/python -m pytest -q tests/unit
+
+units: venv $(SANITY_TREE)
+	cd $(SANITY_TREE) && $(CURDIR)/$(BIN)/ansible-test units --local --python 3.11 --color no
+
+sanity: venv $(SANITY_TREE)
+	mkdir -p $(GET_PIP_CACHE)
+	for v in $$($(BIN)/python scripts/ansible_test_pip_versions.py); do \
+	  cp scripts/offline_get_pip.py $(GET_PIP_CACHE)/get_pip_$$v.py; done
+	cd $(SANITY_TREE) && $(CURDIR)/$(BIN)/ansible-test sanity --requirements --python 3.11 --color no
+
+lint: venv
+	$(BIN)/ansible-lint --profile production
+
+integration: venv
+	$(BIN)/python -m pytest -q tests/integration
+
+bench: venv
+	$(BIN)/python scripts/bench_topology.py
+
+# Always refreshed: a stale copy would test old code.
+.PHONY: $(SANITY_TREE)
+$(SANITY_TREE):
+	rm -rf $(BUILD)/sanity
+	mkdir -p $@
+	git ls-files -z --cached --others --exclude-standard | \
+	  tar --null --ignore-failed-read -T - -cf - | tar -xf - -C $@
+	cd $@ && git init -q && git add -A
+
+clean:
+	rm -rf $(BUILD) tests/output artifacts

@@ -1,0 +1,85 @@
+# Copyright: (c) 2026, GPU Smith
+# Apache License 2.0 (see LICENSE)
+"""Kubernetes resource quantities for memory (bytes) and CPU.
+
+Follows apimachinery's resource.Quantity grammar: a signed decimal number
+with an optional binary suffix (Ki Mi Gi Ti Pi Ei), decimal suffix
+(n u m "" k M G T P E) or decimal exponent (e3, E6).
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal, InvalidOperation
+
+_QUANTITY = re.compile(
+    r"^(?P<number>[+-]?(?:\d+\.?\d*|\.\d+))"
+    r"(?P<suffix>Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E|[eE][+-]?\d+)?$"
+)
+_BINARY = {"Ki": 1, "Mi": 2, "Gi": 3, "Ti": 4, "Pi": 5, "Ei": 6}
+_DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
+_FORMAT_SUFFIXES = (("Ei", 1 << 60), ("Pi", 1 << 50), ("Ti", 1 << 40), ("Gi", 1 << 30), ("Mi", 1 << 20), ("Ki", 1 << 10))
+
+
+class QuantityError(ValueError):
+    """A value that is not a Kubernetes quantity, or not a usable one here."""
+
+
+def parse_decimal(value):
+    """Parse a quantity into an exact Decimal."""
+    if isinstance(value, bool):
+        raise QuantityError("quantity %r is a boolean, expected a quantity such as '100Mi'" % (value,))
+    if isinstance(value, int):
+        return Decimal(value)
+    if not isinstance(value, str):
+        raise QuantityError("quantity %r is a %s, expected a string such as '100Mi'" % (value, type(value).__name__))
+    text = value.strip()
+    match = _QUANTITY.match(text)
+    if not match:
+        raise QuantityError("quantity %r does not match the Kubernetes quantity format "
+                            "'<number><suffix>' (suffixes Ki Mi Gi Ti Pi Ei, m k M G T P E, or eN)" % (value,))
+    try:
+        number = Decimal(match.group("number"))
+    except InvalidOperation:
+        raise QuantityError("quantity %r: %r is not a number" % (value, match.group("number")))
+    suffix = match.group("suffix") or ""
+    if suffix in _BINARY:
+        return number * (Decimal(1024) ** _BINARY[suffix])
+    if suffix in _DECIMAL:
+        return number.scaleb(_DECIMAL[suffix])
+    return number.scaleb(int(suffix[1:]))
+
+
+def to_bytes(value):
+    """Parse a memory quantity into a whole number of bytes.
+
+    Kubernetes rounds fractional byte counts up (Quantity.Value()); so do we.
+    Negative values are refused: no memory setting here may be negative.
+    """
+    amount = parse_decimal(value)
+    if amount < 0:
+        raise QuantityError("quantity %r is negative; memory quantities must be >= 0" % (value,))
+    whole = int(amount.to_integral_value(rounding="ROUND_CEILING"))
+    return whole
+
+
+def to_millicpu(value):
+    """Parse a CPU quantity into millicores (rounded up, as Quantity.MilliValue())."""
+    amount = parse_decimal(value)
+    if amount < 0:
+        raise QuantityError("quantity %r is negative; CPU quantities must be >= 0" % (value,))
+    return int((amount * 1000).to_integral_value(rounding="ROUND_CEILING"))
+
+
+def from_bytes(count):
+    """Format bytes as the shortest exact binary quantity ("1Gi", "1536Mi", "100")."""
+    if isinstance(count, bool) or not isinstance(count, int):
+        raise QuantityError("byte count %r is not an integer" % (count,))
+    if count < 0:
+        raise QuantityError("byte count %d is negative" % count)
+    if count == 0:
+        return "0"
+    for suffix, size in _FORMAT_SUFFIXES:
+        if count % size == 0:
+            return "%d%s" % (count // size, suffix)
+    return str(count)
