@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Print the pip version that the installed ansible-test bootstraps, spelled as in its cache file name."""
 
 import os

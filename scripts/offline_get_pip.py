@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Offline stand-in for ansible-test's get-pip bootstrap script.
 
 `ansible-test sanity` bootstraps pip in each of its virtual environments by
