@@ -9,6 +9,9 @@ COLLECTION_LINK := $(BUILD)/collections/ansible_collections/gpusmith/numa_gate
 # resolves symlinks, so it gets a copy.
 SANITY_TREE := $(BUILD)/sanity/ansible_collections/gpusmith/numa_gate
 GET_PIP_CACHE := $(HOME)/.ansible/test/cache
+# The read-only fixtures beside the checkout (real sysfs snapshots, tool outputs).
+SHARED ?= $(abspath $(CURDIR)/../shared)
+export NUMA_GATE_SHARED := $(SHARED)
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
@@ -48,8 +51,8 @@ sanity: venv $(SANITY_TREE)
 lint: venv
 	$(BIN)/ansible-lint --profile production
 
-integration: venv
-	$(BIN)/python -m pytest -q tests/integration
+integration: venv $(SANITY_TREE)
+	cd $(SANITY_TREE) && NUMA_GATE_SHARED=$(SHARED) $(CURDIR)/$(BIN)/ansible-test integration --local --python 3.11 --color no
 
 bench: venv
 	$(BIN)/python scripts/bench_topology.py
