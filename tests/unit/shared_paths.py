@@ -6,7 +6,7 @@ the collection, where the relative path no longer holds).
 
 import os
 
-_REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+_REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
 SHARED = os.environ.get("NUMA_GATE_SHARED") or os.path.join(os.path.dirname(_REPO), "shared")
 FIXTURES = os.path.join(SHARED, "fixtures")
 HWLOC = os.path.join(FIXTURES, "hwloc")
