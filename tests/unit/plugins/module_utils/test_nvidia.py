@@ -11,7 +11,6 @@ h200 host (fixtures/real/h200-vm/capture.json, key "nvml").
 
 import ctypes
 import json
-import os
 import sys
 import types
 from pathlib import Path
@@ -20,9 +19,9 @@ import pytest
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _nvidia as nv
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._runner import NoCommandsRunner, RecordedRunner
+from ansible_collections.gpusmith.numa_gate.tests.unit import shared_paths
 
-ROOT = Path(__file__).resolve().parents[4]
-FIXTURES = Path(os.environ.get("NUMA_GATE_FIXTURES", str(ROOT.parent / "shared" / "fixtures")))
+FIXTURES = Path(shared_paths.FIXTURES)
 SMI = FIXTURES / "nvidia-smi"
 H200 = FIXTURES / "real" / "h200-vm"
 H200_UUID = "GPU-f2c38e61-1c95-2e97-c47e-1090719df202"
