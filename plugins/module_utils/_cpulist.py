@@ -1,5 +1,5 @@
 # Copyright: (c) 2026, GPU Smith
-# Apache License 2.0 (see LICENSE)
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Linux cpulist and cpumask handling.
 
 A cpulist is the kernel's list format ("0-3,8,10-11"); a cpumask is the

@@ -1,5 +1,5 @@
 # Copyright: (c) 2026, GPU Smith
-# Apache License 2.0 (see LICENSE)
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The locality oracle: which NUMA node and CPUs each GPU and NIC is local to.
 
 Derived from topology facts (schema v1), not a kubelet component. Every value

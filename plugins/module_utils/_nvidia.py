@@ -1,5 +1,5 @@
 # Copyright: (c) 2026, GPU Smith
-# Apache License 2.0 (see LICENSE)
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """NVIDIA GPU identities and locality, from NVML (nvidia-ml-py) or nvidia-smi.
 
 * `parse_topo_m` reads the matrix printed by ``nvidia-smi topo -m`` in every

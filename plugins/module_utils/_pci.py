@@ -1,5 +1,5 @@
 # Copyright: (c) 2026, GPU Smith
-# Apache License 2.0 (see LICENSE)
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """PCI address normalisation: every address leaves as dddd:bb:dd.f, lower case."""
 
 from __future__ import annotations

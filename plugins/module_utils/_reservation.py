@@ -1,5 +1,5 @@
 # Copyright: (c) 2026, GPU Smith
-# Apache License 2.0 (see LICENSE)
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The reservation planner: topology facts (schema v1) + policy -> kubelet reservations.
 
 A pure function, deterministic on any machine: the same facts and policy give the

@@ -1,5 +1,5 @@
 # Copyright: (c) 2026, GPU Smith
-# Apache License 2.0 (see LICENSE)
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """How logic runs vendor tools: an injectable runner, never a shell.
 
 Logic takes a runner object with two methods:

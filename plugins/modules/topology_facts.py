@@ -1,0 +1,134 @@
+#!/usr/bin/python
+# Copyright: (c) 2026, GPU Smith
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+---
+module: topology_facts
+short_description: Read a node's CPU, NUMA, GPU and NIC topology (facts schema v1)
+version_added: 0.1.0
+author: GPU Smith (@gpusmith)
+description:
+  - Reads sysfs and procfs in one read-only pass and returns the node's topology as
+    C(ansible_facts.numa_gate_topology) (facts schema version 1).
+  - Online, offline, present, possible and isolated CPUs; packages and physical cores with their
+    SMT siblings and NUMA node; every online NUMA node (including CPU-less and memory-less ones)
+    with its CPUs, memory, huge pages and distances; the cgroup restriction of the reading process
+    (C(allowed)); GPUs and NICs with their NUMA locality and where each value came from.
+  - GPUs come from NVML, then C(nvidia-smi), else sysfs PCI display devices, as O(gpu_source) says.
+    A PCI C(numa_node) of C(-1) means unknown, never node 0; it is reported as null with a warning.
+  - Unknown values are null and every problem found is returned as a warning, never a guess.
+  - Disallowed CPUs (outside the cgroup) stay in C(cpus.online), as the kubelet sees the whole host;
+    C(allowed) says which ones this process may use.
+options:
+  root:
+    description:
+      - Directory under which C(sys/) and C(proc/) are read. V(/) on a node; a snapshot directory
+        (for example one taken by C(hwloc-gather-topology)) for offline analysis.
+      - With a root other than V(/), vendor GPU tools are not run (they would describe this machine,
+        not the snapshot), so GPUs come from the snapshot's sysfs.
+    type: path
+    default: /
+  gpu_source:
+    description:
+      - Where GPU identities come from.
+      - V(auto) tries NVML, then C(nvidia-smi), and falls back to sysfs when neither is available.
+      - V(nvml) and V(nvidia-smi) use only that tool, falling back to sysfs with a warning when it is missing.
+      - V(sysfs) lists PCI display devices (class 0x03) by address; V(none) reports no GPUs.
+    type: str
+    default: auto
+    choices: [auto, nvml, nvidia-smi, sysfs, none]
+attributes:
+  check_mode:
+    description: Reads only; runs the same in check mode.
+    support: full
+  diff_mode:
+    description: Changes nothing, so there is no diff.
+    support: none
+notes:
+  - The cgroup restriction is read for the module's own process, as hwloc does.
+"""
+
+EXAMPLES = r"""
+- name: Read the node topology
+  gpusmith.numa_gate.topology_facts:
+
+- name: Show the NUMA nodes
+  ansible.builtin.debug:
+    var: ansible_facts.numa_gate_topology.numa_nodes
+
+- name: Read a sysfs snapshot without any vendor tool
+  gpusmith.numa_gate.topology_facts:
+    root: /srv/snapshots/node17
+    gpu_source: sysfs
+"""
+
+RETURN = r"""
+ansible_facts:
+  description: The topology facts.
+  returned: success
+  type: dict
+  contains:
+    numa_gate_topology:
+      description:
+        - Facts schema version 1 (see the collection's DESIGN page), plus C(allowed) and C(warnings).
+        - CPU sets are canonical Linux cpulists (V(0-3,8)); PCI addresses are C(dddd:bb:dd.f).
+      returned: success
+      type: dict
+      sample:
+        schema_version: 1
+        root: /
+        kernel: 6.8.0-45-generic
+        cpus: {online: "0-15", offline: "", isolated: "", present: "0-15", possible: "0-15",
+               smt_active: false, threads_per_core: 1, logical: 16, cores: 16, packages: 1}
+        allowed: {cpus: "0-15", mems: "0", source: "cgroup2:/sys/fs/cgroup/system.slice"}
+        packages: [{id: 0, cpus: "0-15"}]
+        cores: [{package: 0, core: 0, cpus: "0", numa_node: 0}]
+        numa_nodes:
+          - {id: 0, cpus: "0-15", memory_bytes: 135148564480,
+             hugepages: {"2048kB": {total: 0, free: 0}}, distances: {"0": 10}}
+        gpus:
+          - {index: 0, uuid: GPU-f2c38e61-1c95-2e97-c47e-1090719df202, pci_address: "0000:00:06.0",
+             name: NVIDIA H200, vendor: nvidia, source: nvidia-smi, numa_node: 0, numa_source: nvidia-smi,
+             sysfs_numa_node: null, local_cpus: "0-15",
+             vendor_affinity: {source: nvidia-smi, numa_node: 0, cpus: "0-15"}}
+        nics:
+          - {name: eth0, pci_address: "0000:00:03.0", driver: virtio_net, numa_node: 0,
+             numa_source: single-node, sysfs_numa_node: null, local_cpus: "0-15",
+             rdma_devices: [], virtual_function: false}
+        warnings: ["gpu 0000:00:06.0: sysfs numa_node is -1, which means unknown (not node 0): ..."]
+"""
+
+import os
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._runner import ModuleRunner
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._topology import GPU_SOURCES, TopologyError, gather
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            root=dict(type="path", default="/"),
+            gpu_source=dict(type="str", default="auto", choices=list(GPU_SOURCES)),
+        ),
+        supports_check_mode=True,
+    )
+    root = module.params["root"]
+    runner = ModuleRunner(module) if os.path.abspath(root) == os.sep else None
+    try:
+        facts = gather(root=root, gpu_source=module.params["gpu_source"], runner=runner)
+    except TopologyError as exc:
+        module.fail_json(msg=str(exc), root=root)
+    except OSError as exc:
+        module.fail_json(msg="reading the topology under %s failed: %s (%s)" % (root, exc.strerror or exc, exc.filename or root), root=root)
+    for warning in facts["warnings"]:
+        module.warn(warning)
+    module.exit_json(changed=False, ansible_facts={"numa_gate_topology": facts})
+
+
+if __name__ == "__main__":
+    main()
