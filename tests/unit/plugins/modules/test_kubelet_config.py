@@ -14,8 +14,6 @@ import stat
 import pytest
 import yaml
 
-from ansible.module_utils import _internal as ansible_internal
-from ansible.module_utils.common import warnings as ansible_warnings
 from ansible.module_utils.testing import patch_module_args
 
 from ansible_collections.gpusmith.numa_gate.plugins.modules import kubelet_config
@@ -45,21 +43,6 @@ def _load_validation_cases():
 
 CASES = _load_validation_cases()
 CANARY_SETTINGS = {k: v for k, v in CASES.CANARY.items() if k not in ("apiVersion", "kind")}
-
-
-@pytest.fixture(autouse=True)
-def clean_warnings(monkeypatch):
-    """Module warnings are process-global: keep other tests' out of ours and ours out of theirs.
-
-    Importing controller code (filter plugin tests do) flips ``is_controller``, which sends
-    module warnings to the display instead of the result; a module runs on the target.
-    """
-    monkeypatch.setattr(ansible_internal, "is_controller", False)
-    ansible_warnings._global_warnings.clear()  # pylint: disable=protected-access
-    ansible_warnings._global_deprecations.clear()  # pylint: disable=protected-access
-    yield
-    ansible_warnings._global_warnings.clear()  # pylint: disable=protected-access
-    ansible_warnings._global_deprecations.clear()  # pylint: disable=protected-access
 
 
 @pytest.fixture
