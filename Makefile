@@ -52,7 +52,9 @@ lint: venv
 	$(BIN)/ansible-lint --profile production
 
 integration: venv $(SANITY_TREE)
-	cd $(SANITY_TREE) && NUMA_GATE_SHARED=$(SHARED) $(CURDIR)/$(BIN)/ansible-test integration --local --python 3.11 --color no
+	# ansible-test passes no environment through; it reads this file as extra vars.
+	printf -- '---\nnuma_gate_shared: %s\n' "$(SHARED)" > $(SANITY_TREE)/tests/integration/integration_config.yml
+	cd $(SANITY_TREE) && $(CURDIR)/$(BIN)/ansible-test integration --local --python 3.11 --color no
 
 bench: venv
 	$(BIN)/python scripts/bench_topology.py
