@@ -150,6 +150,8 @@ class _Gather:
             "root": self.root,
             "kernel": self._kernel(),
             "cpus": cpus,
+            # MemTotal, the capacity the kubelet resolves percentage eviction thresholds against.
+            "memory_bytes": self._memtotal(self.path("proc/meminfo")),
             "allowed": self._allowed(numa_nodes),
             "packages": packages,
             "cores": cores,

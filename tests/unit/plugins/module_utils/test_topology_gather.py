@@ -313,6 +313,8 @@ def build_machine(root, cpus, nodes=None):
         (directory / "cpulist").write_text(cpulist + "\n")
         (directory / "meminfo").write_text("Node %d MemTotal:       1024 kB\n" % node)
         (directory / "distance").write_text(" ".join("10" if n == node else "20" for n in sorted(nodes or {0: 0})) + "\n")
+    (root / "proc").mkdir(exist_ok=True)
+    (root / "proc/meminfo").write_text("MemTotal:       %d kB\n" % (1024 * len(nodes or {0: 0})))
     return str(root)
 
 
@@ -574,3 +576,17 @@ def test_no_node_directory_and_no_meminfo(tmp_path):
     facts = gather(str(tmp_path), gpu_source="none")
     assert facts["numa_nodes"] == [{"id": 0, "cpus": "0", "memory_bytes": None, "hugepages": {}, "distances": None}]
     assert "%s: missing; memory_bytes unknown" % (tmp_path / "proc/meminfo") in facts["warnings"]
+
+
+def test_machine_memory_is_proc_meminfo_memtotal():
+    # The real H200 VM: /proc/meminfo says 131981020 kB while its one NUMA node's meminfo says far less;
+    # the kubelet's capacity (for percentage eviction thresholds) is MemTotal, so both are kept as read.
+    facts = gather(H200, gpu_source="sysfs")
+    assert facts["memory_bytes"] == 131981020 * 1024
+    assert facts["numa_nodes"][0]["memory_bytes"] != facts["memory_bytes"]
+
+
+def test_machine_memory_unknown_without_proc_meminfo():
+    facts = gather(os.path.join(shared_paths.HWLOC, "16em64t-4s2c2t"), gpu_source="none")
+    assert facts["memory_bytes"] is None
+    assert any(w.endswith("16em64t-4s2c2t/proc/meminfo: missing; memory_bytes unknown") for w in facts["warnings"])
