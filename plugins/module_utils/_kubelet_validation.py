@@ -794,3 +794,10 @@ def validate(config, node=None):
     _memory_manager(checker, entries, allocatable, node_memory)
     _capacity(checker, allocatable, node_memory, online)
     return checker.problems
+
+
+def node_from_topology(facts):
+    """The ``node`` argument of validate() from numa_gate_topology facts (schema v1)."""
+    numa = {node["id"]: node["memory_bytes"] or 0 for node in facts["numa_nodes"]}
+    return {"online_cpus": facts["cpus"]["online"], "numa_nodes": numa,
+            "memory_bytes": facts.get("memory_bytes") or sum(numa.values())}

@@ -157,10 +157,6 @@ diff:
   type: dict
 """
 
-import glob
-import os
-import re
-
 try:
     import yaml
     HAS_YAML = True
@@ -168,207 +164,87 @@ except ImportError:
     HAS_YAML = False
 
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
-from ansible.module_utils.common.text.converters import to_bytes, to_text
+from ansible.module_utils.common.text.converters import to_text
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _atomic_file
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _cpulist
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _kubelet_files
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _kubelet_merge
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _kubelet_validation
-
-HEADER = ("# Managed by the gpusmith.numa_gate collection (kubelet_config module).\n"
-          "# Changes here are overwritten; to roll back run kubelet_config with state: absent.\n")
-MAIN_HEADER = ("# Settings merged by the gpusmith.numa_gate collection (kubelet_config, mode: main).\n"
-               "# The original file is kept byte for byte in the collection's backup directory.\n")
-_MEMTOTAL = re.compile(r"MemTotal:\s+(\d+)\s*kB")
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _topology
 
 
-def _under(root, path):
-    if root in ("", "/"):
-        return path
-    return os.path.join(root, path.lstrip("/"))
+def _dump(doc):
+    return yaml.safe_dump(doc, default_flow_style=False, sort_keys=False, width=4096, allow_unicode=True)
 
 
-def _read(path):
-    with open(path, "rb") as handle:
-        return handle.read()
-
-
-def _load(path):
-    """(bytes, doc) of a kubelet config file; (None, None) when it does not exist."""
-    if not os.path.lexists(path):
-        return None, None
-    try:
-        data = _read(path)
-    except OSError as exc:
-        raise _kubelet_merge.KubeletConfigError("cannot read: %s" % (exc.strerror or exc), path)
-    return data, _kubelet_merge.load_document(data, path)
-
-
-def _dropin_paths(config_dir):
-    """*.conf files under config_dir in filepath.WalkDir order (links to directories not followed)."""
-    found = []
-    for directory, dirnames, filenames in os.walk(config_dir):
-        dirnames.sort()
-        for name in filenames + [d for d in dirnames if os.path.islink(os.path.join(directory, d))]:
-            if _kubelet_merge.is_dropin_name(name):
-                found.append(os.path.join(directory, name))
-    return sorted(found, key=_kubelet_merge.dropin_sort_key)
-
-
-def _render(doc, header):
-    body = yaml.safe_dump(doc, default_flow_style=False, sort_keys=False, width=4096, allow_unicode=True)
-    return to_bytes(header + body)
-
-
-def _ordered(doc):
-    """apiVersion and kind first, then the other keys sorted: stable output."""
-    out = {"apiVersion": _kubelet_merge.API_VERSION, "kind": _kubelet_merge.KIND}
-    for key in sorted(k for k in doc if k not in ("apiVersion", "kind")):
-        out[key] = doc[key]
-    return out
-
-
-def _meminfo_bytes(path):
-    try:
-        match = _MEMTOTAL.search(to_text(_read(path)))
-    except OSError:
-        return None
-    return int(match.group(1)) * 1024 if match else None
-
-
-def _node_facts(module, root, required):
-    """The node as validate() needs it; None when unreadable and not ``required``."""
-    online = module.params["online_cpus"]
-    if online is None:
-        path = _under(root, "/sys/devices/system/cpu/online")
+def _node(module, root):
+    """The machine the configuration is checked against: the arguments, else the node's own sysfs."""
+    online, numa = module.params["online_cpus"], module.params["numa_nodes"]
+    if online is None or numa is None:
         try:
-            online = to_text(_read(path)).strip()
-        except OSError as exc:
-            if not required:
-                return None
-            module.fail_json(msg="cannot read the online CPUs from %s: %s; pass online_cpus" % (path, exc.strerror or exc))
+            facts = _topology.gather(root, gpu_source="none")
+        except _topology.TopologyError as exc:
+            raise _topology.TopologyError("%s; pass online_cpus and numa_nodes" % exc)
+        node = _kubelet_validation.node_from_topology(facts)
+    else:
+        node = {"online_cpus": online, "numa_nodes": numa}
+    if online is not None:
+        node["online_cpus"] = online
+    if numa is not None:
+        try:
+            node["numa_nodes"] = {int(k): int(v) for k, v in numa.items()}
+        except (TypeError, ValueError):
+            module.fail_json(msg="numa_nodes must map NUMA node ids to memory bytes, got %r" % (numa,))
+        node.setdefault("memory_bytes", sum(node["numa_nodes"].values()))
     try:
-        _cpulist.parse(online)
+        _cpulist.parse(node["online_cpus"])
     except _cpulist.CpuListError as exc:
         module.fail_json(msg="online_cpus: %s" % exc)
-    numa = module.params["numa_nodes"]
-    if numa is None:
-        numa = {}
-        pattern = _under(root, "/sys/devices/system/node/node*/meminfo")
-        for meminfo in sorted(glob.glob(pattern)):
-            node_id = re.search(r"node(\d+)/meminfo$", meminfo)
-            size = _meminfo_bytes(meminfo)
-            if node_id and size is not None:
-                numa[int(node_id.group(1))] = size
-        if not numa:
-            size = _meminfo_bytes(_under(root, "/proc/meminfo"))
-            if size is None:
-                if not required:
-                    return None
-                module.fail_json(msg="cannot read NUMA memory from %s or %s; pass numa_nodes" % (pattern, _under(root, "/proc/meminfo")))
-            numa = {0: size}
-    try:
-        numa = {int(k): int(v) for k, v in numa.items()}
-    except (TypeError, ValueError):
-        module.fail_json(msg="numa_nodes must map NUMA node ids to memory bytes, got %r" % (numa,))
-    total = _meminfo_bytes(_under(root, "/proc/meminfo")) if module.params["numa_nodes"] is None else None
-    return {"online_cpus": online, "numa_nodes": numa, "memory_bytes": total or sum(numa.values())}
+    return node
 
 
-def _diff(path, before, after):
-    return {"before_header": path, "after_header": path,
-            "before": to_text(before) if before is not None else "", "after": to_text(after) if after is not None else ""}
+def _change(module, layout):
+    params = module.params
+    if params["mode"] == "dropin":
+        return layout.dropin_change(params["dropin_name"], params["settings"] if params["state"] == "present" else None, _dump)
+    if params["state"] == "present":
+        return layout.main_change(params["settings"], _dump)
+    return layout.main_restore(_kubelet_files.under(params["root"], params["backup_dir"]))
 
 
 def run(module):
     params = module.params
     root = params["root"] or "/"
-    main_path = _under(root, params["path"])
-    config_dir = _under(root, params["config_dir"])
-    backup_dir = _under(root, params["backup_dir"])
     name = params["dropin_name"]
     if "/" in name or not _kubelet_merge.is_dropin_name(name):
         module.fail_json(msg="dropin_name %r must be a file name ending in .conf (the kubelet reads only *.conf drop-ins)" % name)
-    state, mode = params["state"], params["mode"]
-    settings = params["settings"]
-    if settings is not None and ("apiVersion" in settings or "kind" in settings):
-        settings = {k: v for k, v in settings.items() if k not in ("apiVersion", "kind")}
-
-    main_bytes, main_doc = _load(main_path)
-    if main_doc is None and mode == "main":
-        module.fail_json(msg="main kubelet config %s does not exist; mode=main needs it" % main_path)
-    if main_doc is None:
-        module.warn("main kubelet config %s does not exist; validating the drop-ins alone" % main_path)
-    dropins = []
-    dropin_bytes = {}
-    if os.path.isdir(config_dir):
-        for path in _dropin_paths(config_dir):
-            data, doc = _load(path)
-            dropins.append((path, doc))
-            dropin_bytes[path] = data
-    own_path = os.path.join(config_dir, name)
-
-    if mode == "dropin":
-        managed = own_path
-        before = dropin_bytes.get(own_path)
-        others = [(p, d) for p, d in dropins if p != own_path]
-        if state == "present":
-            doc = _ordered(settings)
-            after = _render(doc, HEADER)
-            target_dropins = others + [(own_path, doc)]
-        else:
-            after = None
-            target_dropins = others
-        target = _kubelet_merge.effective_config(main_doc, target_dropins, main_path)
-    else:
-        managed = main_path
-        before = main_bytes
-        if state == "present":
-            new_doc = _kubelet_merge.merge_patch(main_doc, settings)
-            after = before if new_doc == main_doc else _render(new_doc, MAIN_HEADER)
-            target = _kubelet_merge.effective_config(new_doc, dropins, main_path)
-        else:
-            backups = _atomic_file.backups_of(main_path, backup_dir)
-            if not backups:
-                module.fail_json(msg="no backup of %s made by this collection in %s: nothing to restore" % (main_path, backup_dir))
-            after = _read(backups[0])
-            restored = _kubelet_merge.load_document(after, backups[0])
-            target = _kubelet_merge.effective_config(restored, dropins, main_path)
-
-    node = _node_facts(module, root, state == "present")
-    problems = _kubelet_validation.validate(target, node)
+    layout = _kubelet_files.Layout(_kubelet_files.under(root, params["path"]), _kubelet_files.under(root, params["config_dir"]))
+    if layout.main_doc is None and params["mode"] == "dropin":
+        module.warn("main kubelet config %s does not exist; validating the drop-ins alone" % layout.main_path)
+    change = _change(module, layout)
+    target = change.target
+    present = params["state"] == "present"
+    # A rollback must never be blocked by the rules, so only a change towards a target is refused.
+    problems = _kubelet_validation.validate(target, _node(module, root)) if present or change.changed else []
     result = {
-        "changed": False, "path": managed, "backup_file": None,
+        "changed": change.changed, "path": change.path, "backup_file": None,
         "effective": dict(target), "files": list(target.files),
         "sources": {key: target.origin_of(key) for key in target},
         "problems": [p.as_dict() for p in problems],
     }
-    if problems and state == "present":
+    if problems and present:
         lines = "\n".join("- %s" % p for p in problems)
+        result["changed"] = False
         module.fail_json(msg="the kubelet would refuse this configuration; nothing was written:\n%s" % lines, **result)
     if problems:
         module.warn("after %s the kubelet configuration still breaks %d rule(s): %s"
-                    % (managed, len(problems), "; ".join(str(p) for p in problems)))
-
-    if before == after:
-        module.exit_json(**result)
-    result["changed"] = True
-    if module._diff:
-        result["diff"] = _diff(managed, before, after)
-    if module.check_mode:
-        module.exit_json(**result)
-
-    if after is None:
-        result["backup_file"] = _atomic_file.remove(managed, backup_dir)
-    elif mode == "main" and state == "absent":
-        saved = _atomic_file.backup(managed, backup_dir) if before is not None else None
-        _atomic_file.restore(backups[0], managed)
-        result["backup_file"] = saved
-    else:
-        directory = os.path.dirname(managed)
-        if not os.path.isdir(directory):
-            os.makedirs(directory, 0o755)
-        result["backup_file"] = _atomic_file.write_atomic(managed, after, backup_dir=backup_dir)
+                    % (change.path, len(problems), "; ".join(str(p) for p in problems)))
+    if change.changed and module._diff:
+        result["diff"] = {"before_header": change.path, "after_header": change.path,
+                          "before": to_text(change.before or b""), "after": to_text(change.after or b"")}
+    if change.changed and not module.check_mode:
+        result["backup_file"] = _kubelet_files.apply(change, _kubelet_files.under(root, params["backup_dir"]))
     module.exit_json(**result)
 
 
@@ -393,8 +269,10 @@ def main():
         module.fail_json(msg=missing_required_lib("PyYAML"))
     try:
         run(module)
-    except (_kubelet_merge.KubeletConfigError, _kubelet_validation.KubeletValidationError, _atomic_file.AtomicFileError) as exc:
-        module.fail_json(msg="%s; nothing was written" % exc if not isinstance(exc, _atomic_file.AtomicFileError) else str(exc))
+    except _atomic_file.AtomicFileError as exc:
+        module.fail_json(msg=str(exc))
+    except (_kubelet_merge.KubeletConfigError, _kubelet_validation.KubeletValidationError, _topology.TopologyError) as exc:
+        module.fail_json(msg="%s; nothing was written" % exc)
     except OSError as exc:
         module.fail_json(msg="%s: %s" % (getattr(exc, "filename", None) or "kubelet_config", exc.strerror or exc))
 

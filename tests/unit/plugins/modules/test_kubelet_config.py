@@ -9,6 +9,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import shutil
 import stat
 
 import pytest
@@ -54,6 +55,8 @@ def root(tmp_path):
     cpu = base / "sys/devices/system/cpu"
     cpu.mkdir(parents=True)
     (cpu / "online").write_text("0-15\n")
+    for index in range(16):
+        (cpu / ("cpu%d" % index)).mkdir()
     for node in (0, 1):
         path = base / ("sys/devices/system/node/node%d" % node)
         path.mkdir(parents=True)
@@ -272,7 +275,7 @@ def test_main_mode_partial_eviction_hard_zeroes_the_rest(capsys, root):
 def test_main_mode_absent_without_backup_fails(capsys, root):
     result = run(capsys, root=str(root), mode="main", state="absent")
     assert result["failed"] is True
-    assert result["msg"] == "no backup of %s made by this collection in %s: nothing to restore" % (
+    assert result["msg"] == "%s: no backup made by this collection in %s: nothing to restore; nothing was written" % (
         root / MAIN, root / "var/lib/numa-gate/backups")
 
 
@@ -280,7 +283,7 @@ def test_main_mode_needs_the_main_file(capsys, root):
     os.unlink(root / MAIN)
     result = run(capsys, mode="main", **args_for(root))
     assert result["failed"] is True
-    assert result["msg"] == "main kubelet config %s does not exist; mode=main needs it" % (root / MAIN)
+    assert result["msg"] == "%s: does not exist; mode=main needs it; nothing was written" % (root / MAIN)
 
 
 # ---- bad input --------------------------------------------------------------
@@ -324,14 +327,15 @@ def test_node_facts_from_arguments(capsys, root):
 
 
 def test_missing_sysfs_fails_clearly(capsys, root):
-    os.unlink(root / "sys/devices/system/cpu/online")
+    shutil.rmtree(root / "sys/devices/system/cpu")
     result = run(capsys, **args_for(root))
     assert result["failed"] is True
-    assert result["msg"].startswith("cannot read the online CPUs from %s" % (root / "sys/devices/system/cpu/online"))
+    assert result["msg"].startswith("%s: no CPU topology under root %s" % (root / "sys/devices/system/cpu", root))
+    assert result["msg"].endswith("; pass online_cpus and numa_nodes; nothing was written")
+    assert not (root / OURS).exists()
 
 
 def test_single_node_machine_without_numa_sysfs(capsys, root):
-    import shutil
     shutil.rmtree(root / "sys/devices/system/node")
     settings = copy.deepcopy(CANARY_SETTINGS)
     settings["reservedMemory"] = [{"numaNode": 0, "limits": {"memory": "2148Mi"}}]
