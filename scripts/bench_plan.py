@@ -15,33 +15,19 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
-import sys
-import time
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(REPO, ".build", "collections"))
+from bench_common import SHARED, timed  # noqa: E402 pylint: disable=wrong-import-position
 
 # pylint: disable=wrong-import-position
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _kubelet_validation  # noqa: E402
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _reservation  # noqa: E402
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _topology  # noqa: E402
 
-SHARED = os.environ.get("NUMA_GATE_SHARED") or os.path.join(os.path.dirname(REPO), "shared")
 CASES = (
     ("256ia64-64n2s2c (256 PUs, 64 NUMA nodes)", os.path.join(SHARED, "fixtures/hwloc/256ia64-64n2s2c")),
     ("128arm-2pa2n8cluster4co (128 PUs, 4 NUMA nodes)", os.path.join(SHARED, "fixtures/hwloc/128arm-2pa2n8cluster4co")),
     ("real/h200-vm (16 PUs, 1 NUMA node, 1 GPU)", os.path.join(SHARED, "fixtures/real/h200-vm")),
 )
-
-
-def timed(function, runs):
-    samples = []
-    for _sample in range(runs):
-        start = time.perf_counter()
-        function()
-        samples.append((time.perf_counter() - start) * 1000.0)
-    return statistics.median(samples), min(samples)
 
 
 def main():

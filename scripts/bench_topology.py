@@ -22,28 +22,15 @@ import argparse
 import os
 import platform
 import shutil
-import statistics
 import subprocess
 import sys
 import time
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(REPO, ".build", "collections"))
+from bench_common import REPO, SHARED, timed  # noqa: E402 pylint: disable=wrong-import-position
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._topology import gather  # noqa: E402 pylint: disable=wrong-import-position
 
-SHARED = os.environ.get("NUMA_GATE_SHARED") or os.path.join(os.path.dirname(REPO), "shared")
 SNAPSHOTS = ("256ia64-64n2s2c", "128arm-2pa2n8cluster4co")
-
-
-def timed(function, runs):
-    """Median and minimum wall time of function() over runs, in milliseconds."""
-    samples = []
-    for _sample in range(runs):
-        start = time.perf_counter()
-        function()
-        samples.append((time.perf_counter() - start) * 1000.0)
-    return statistics.median(samples), min(samples)
 
 
 def run_quiet(argv, env=None):

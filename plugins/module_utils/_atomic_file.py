@@ -61,15 +61,19 @@ def backups_of(path, backup_dir):
     return [os.path.join(backup_dir, n) for n in sorted(names)]
 
 
+def _read_with_stat(path, what):
+    """(stat, bytes) of a file, or AtomicFileError starting with ``what``."""
+    try:
+        info = os.stat(path)
+        with open(path, "rb") as handle:
+            return info, handle.read()
+    except OSError as exc:
+        raise AtomicFileError("%s: %s" % (what, exc.strerror or exc))
+
+
 def backup(path, backup_dir):
     """Copy ``path`` byte for byte into ``backup_dir`` (owner and mode kept); returns the copy's path."""
-    source = os.path.realpath(path)
-    try:
-        info = os.stat(source)
-        with open(source, "rb") as handle:
-            data = handle.read()
-    except OSError as exc:
-        raise AtomicFileError("cannot read %s to back it up: %s" % (path, exc.strerror or exc))
+    info, data = _read_with_stat(os.path.realpath(path), "cannot read %s to back it up" % path)
     if not os.path.isdir(backup_dir):
         try:
             os.makedirs(backup_dir, BACKUP_DIR_MODE)
@@ -154,12 +158,7 @@ def write_atomic(path, data, mode=None, backup_dir=None):
 
 def restore(backup_path, path):
     """Put a backup back in place atomically, with the backup's owner and mode."""
-    try:
-        info = os.stat(backup_path)
-        with open(backup_path, "rb") as handle:
-            data = handle.read()
-    except OSError as exc:
-        raise AtomicFileError("cannot read backup %s: %s" % (backup_path, exc.strerror or exc))
+    info, data = _read_with_stat(backup_path, "cannot read backup %s" % backup_path)
     target = os.path.realpath(path)
     if os.path.lexists(target) and not os.path.isfile(target):
         raise AtomicFileError("%s exists and is not a regular file" % path)

@@ -174,13 +174,9 @@ class _Gather:
         if not cpu_ids:
             raise TopologyError("%s: no CPU topology under root %s (no cpuN directories)" % (cpu_dir, self.root))
 
-        online, warning = _sysfs.read_cpulist(os.path.join(cpu_dir, "online"))
-        if online == "":
-            # Truncated: the kernel always has an online CPU (this one).
-            online, warning = None, "%s: empty" % os.path.join(cpu_dir, "online")
+        # Truncated files count as unreadable: the kernel always has an online (and a present) CPU.
+        online = self._nonempty_cpulist(os.path.join(cpu_dir, "online"), "used the cpuN/online files instead")
         if online is None:
-            if not _sysfs.is_missing(warning):
-                self.warn.add(warning + "; used the cpuN/online files instead")
             online = self._online_from_cpu_dirs(cpu_dir, cpu_ids)
         self.online = _cpulist.parse(online)
         self.online_set = frozenset(self.online)
@@ -188,12 +184,8 @@ class _Gather:
         if without_dir:
             self.warn.add("%s/online lists cpus %s that have no cpuN directory" % (cpu_dir, _cpulist.format(without_dir)))
 
-        present, warning = _sysfs.read_cpulist(os.path.join(cpu_dir, "present"))
-        if present == "":
-            present, warning = None, "%s: empty" % os.path.join(cpu_dir, "present")
+        present = self._nonempty_cpulist(os.path.join(cpu_dir, "present"), "used the cpuN directories instead")
         if present is None:
-            if not _sysfs.is_missing(warning):
-                self.warn.add(warning + "; used the cpuN directories instead")
             present = _cpulist.format(cpu_ids)
         possible, warning = _sysfs.read_cpulist(os.path.join(cpu_dir, "possible"))
         if possible is None and not _sysfs.is_missing(warning):
@@ -212,6 +204,15 @@ class _Gather:
             "present": present,
         }
         return cpus, cpu_ids, possible
+
+    def _nonempty_cpulist(self, path, fallback):
+        """A cpulist file that must not be empty; None (warned unless simply missing) otherwise."""
+        cpus, warning = _sysfs.read_cpulist(path)
+        if cpus == "":
+            cpus, warning = None, "%s: empty" % path
+        if cpus is None and not _sysfs.is_missing(warning):
+            self.warn.add("%s; %s" % (warning, fallback))
+        return cpus
 
     def _online_from_cpu_dirs(self, cpu_dir, cpu_ids):
         """As the kernel: a CPU without an online file (cpu0, often) is online."""
