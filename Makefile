@@ -15,7 +15,7 @@ export NUMA_GATE_SHARED := $(SHARED)
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
-.PHONY: plan facts test unit sanity units lint integration bench clean venv
+.PHONY: plan facts test unit sanity units lint integration molecule bench clean venv
 
 venv: $(VENV)/.installed $(COLLECTION_LINK)
 
@@ -34,7 +34,7 @@ plan: venv
 facts: venv
 	$(BIN)/ansible-playbook -i inventories/demo playbooks/facts.yml
 
-test: unit units sanity lint integration
+test: unit units sanity lint integration molecule
 
 unit: venv
 	$(BIN)/python -m pytest -q tests/unit
@@ -56,8 +56,14 @@ integration: venv $(SANITY_TREE)
 	printf -- '---\nnuma_gate_shared: %s\n' "$(SHARED)" > $(SANITY_TREE)/tests/integration/integration_config.yml
 	cd $(SANITY_TREE) && $(CURDIR)/$(BIN)/ansible-test integration --local --python 3.11 --color no
 
+# Real systemd nodes in rootful podman; the image is built from Debian packages, never pulled.
+molecule: venv
+	bash scripts/molecule_image.sh
+	$(BIN)/molecule test
+
 bench: venv
 	$(BIN)/python scripts/bench_topology.py
+	$(BIN)/python scripts/bench_plan.py
 
 # Always refreshed: a stale copy would test old code.
 .PHONY: $(SANITY_TREE)

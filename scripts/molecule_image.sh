@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Build the molecule node image from Debian packages (no container registry is reachable):
+# debootstrap a minimal bookworm with systemd and Python, then import it into podman.
+# Installs podman, runc and debootstrap first when they are missing. Idempotent.
+# python3-yaml is there as on typical cloud node images (cloud-init needs it); the role would
+# install it otherwise.
+set -euo pipefail
+
+image="${1:-localhost/numa-gate-node:bookworm}"
+
+missing=()
+for tool in podman runc debootstrap; do
+  command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+if podman image exists "$image"; then
+  exit 0
+fi
+
+# The machine's own configured Debian mirror, never a hard-coded one.
+mirror=""
+if [ -f /etc/apt/sources.list.d/debian.sources ]; then
+  mirror=$(awk '/^URIs:/ {print $2; exit}' /etc/apt/sources.list.d/debian.sources)
+fi
+if [ -z "$mirror" ] && [ -f /etc/apt/sources.list ]; then
+  mirror=$(awk '$1 == "deb" && $2 !~ /^\[/ {print $2; exit}' /etc/apt/sources.list)
+fi
+if [ -z "$mirror" ]; then
+  echo "molecule_image.sh: no Debian mirror found in /etc/apt/sources.list.d/debian.sources or /etc/apt/sources.list" >&2
+  exit 1
+fi
+
+rootfs=$(mktemp -d /tmp/numa-gate-rootfs.XXXXXX)
+trap 'rm -rf "$rootfs"' EXIT
+debootstrap --variant=minbase --include=systemd,systemd-sysv,python3,python3-yaml,dbus,iproute2,procps \
+  bookworm "$rootfs" "$mirror" >/dev/null
+tar -C "$rootfs" -c . | podman import --quiet - "$image" >/dev/null
+echo "built $image"
