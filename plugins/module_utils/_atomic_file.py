@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import datetime
 import errno
+import hashlib
 import os
 import stat
 import tempfile
@@ -83,7 +84,8 @@ def backup(path, backup_dir):
     target = base + BACKUP_SUFFIX
     counter = 1
     while os.path.lexists(target):
-        target = "%s-%d%s" % (base, counter, BACKUP_SUFFIX)
+        # "~" sorts after ".", so a second backup in the same microsecond still sorts after the first.
+        target = "%s~%03d%s" % (base, counter, BACKUP_SUFFIX)
         counter += 1
     _write_new(target, data, stat.S_IMODE(info.st_mode), info.st_uid, info.st_gid)
     return target
@@ -167,14 +169,60 @@ def restore(backup_path, path):
 
 
 def remove(path, backup_dir=None):
-    """Back ``path`` up (when ``backup_dir``) and delete it; returns the backup's path or None."""
-    target = os.path.realpath(path)
-    if not os.path.lexists(target):
+    """Back ``path`` up (when ``backup_dir``) and delete it; returns the backup's path or None.
+
+    A symlink is removed itself (its target's bytes are what is backed up): deleting
+    the target would leave a dangling link that the kubelet fails on.
+    """
+    if not os.path.lexists(path):
         return None
-    saved = backup(target, backup_dir) if backup_dir else None
+    saved = backup(path, backup_dir) if backup_dir and os.path.exists(path) else None
     try:
-        os.unlink(target)
+        os.unlink(path)
     except OSError as exc:
         raise AtomicFileError("cannot remove %s: %s" % (path, exc.strerror or exc))
-    _fsync_dir(os.path.dirname(target) or ".")
+    _fsync_dir(os.path.dirname(os.path.abspath(path)))
     return saved
+
+
+BASELINE_DIR = "baseline"
+
+
+def baseline_of(path, backup_dir):
+    """The write-once baseline copy of ``path`` in ``backup_dir``, or None."""
+    copy = os.path.join(backup_dir, BASELINE_DIR, backup_prefix(path) + "orig")
+    return copy if os.path.isfile(copy) else None
+
+
+def keep_baseline(path, backup_dir):
+    """Copy ``path`` as its baseline, once: an existing baseline is never overwritten.
+
+    A sha256 file beside it lets `restore_baseline` prove the copy is intact.
+    Returns the baseline's path.
+    """
+    existing = baseline_of(path, backup_dir)
+    if existing:
+        return existing
+    info, data = _read_with_stat(os.path.realpath(path), "cannot read %s to keep its baseline" % path)
+    directory = os.path.join(backup_dir, BASELINE_DIR)
+    if not os.path.isdir(directory):
+        try:
+            os.makedirs(directory, BACKUP_DIR_MODE)
+        except OSError as exc:
+            raise AtomicFileError("cannot create baseline directory %s: %s" % (directory, exc.strerror or exc))
+    copy = os.path.join(directory, backup_prefix(path) + "orig")
+    _write_new(copy + ".sha256", ("%s  %s\n" % (hashlib.sha256(data).hexdigest(), os.path.realpath(path))).encode("utf-8"),
+               NEW_FILE_MODE, None, None)
+    _write_new(copy, data, stat.S_IMODE(info.st_mode), info.st_uid, info.st_gid)
+    return copy
+
+
+def baseline_bytes(copy):
+    """The baseline's bytes, checked against its sha256 file."""
+    _info, data = _read_with_stat(copy, "cannot read baseline %s" % copy)
+    _info, recorded = _read_with_stat(copy + ".sha256", "cannot read the checksum of baseline %s" % copy)
+    expected = recorded.decode("utf-8", "replace").split()[0] if recorded.strip() else ""
+    actual = hashlib.sha256(data).hexdigest()
+    if actual != expected:
+        raise AtomicFileError("baseline %s does not match its recorded sha256 (%s, found %s); not restoring it" % (copy, expected, actual))
+    return data

@@ -65,12 +65,13 @@ def render(doc, header, dump):
 class Change:
     """The managed file before and after, and the effective configuration after."""
 
-    def __init__(self, path, before, after, target, restore_from=None):
+    def __init__(self, path, before, after, target, restore_from=None, keep_baseline=False):
         self.path = path
         self.before = before
         self.after = after
         self.target = target
         self.restore_from = restore_from
+        self.keep_baseline = keep_baseline
 
     @property
     def changed(self):
@@ -78,53 +79,79 @@ class Change:
 
 
 class Layout:
-    """The kubelet configuration files of one node, as they are now."""
+    """The kubelet configuration files of one node, as they are now.
 
-    def __init__(self, main_path, config_dir):
+    ``own`` is the drop-in this collection manages: only its bytes are read, never
+    parsed, so a damaged copy of it can always be replaced or removed. With
+    ``tolerant`` (removal), other drop-ins that do not parse are skipped and
+    listed in ``skipped`` instead of stopping the run: a rollback is never blocked.
+    """
+
+    def __init__(self, main_path, config_dir, own=None, tolerant=False):
         self.main_path = main_path
         self.config_dir = config_dir
-        self.main_bytes, self.main_doc = load(main_path)
+        self.own = os.path.join(config_dir, own) if own else None
+        self.main_bytes, self.main_doc = self._load(main_path, tolerant)
         self.dropins = []
-        self.dropin_bytes = {}
+        self.own_bytes = None
+        self.skipped = []
         if os.path.isdir(config_dir):
             for path in dropin_paths(config_dir):
-                data, doc = load(path)
-                self.dropins.append((path, doc))
-                self.dropin_bytes[path] = data
+                if path == self.own:
+                    self.own_bytes = _read(path)
+                    continue
+                _data, doc = self._load(path, tolerant)
+                if doc is not None:
+                    self.dropins.append((path, doc))
 
-    def dropin_change(self, name, settings, dump):
+    def _load(self, path, tolerant):
+        try:
+            return load(path)
+        except _kubelet_merge.KubeletConfigError as exc:
+            if not tolerant:
+                raise
+            self.skipped.append(str(exc))
+            return None, None
+
+    def dropin_change(self, settings, dump):
         """Our drop-in set to settings (None: removed)."""
-        own = os.path.join(self.config_dir, name)
-        others = [(path, doc) for path, doc in self.dropins if path != own]
         if settings is None:
-            after, target_dropins = None, others
+            after, target_dropins = None, list(self.dropins)
         else:
             doc = {key: value for key, value in settings.items() if key not in ("apiVersion", "kind")}
             after = render(doc, DROPIN_HEADER, dump)
-            target_dropins = others + [(own, doc)]
+            target_dropins = self.dropins + [(self.own, doc)]
         target = _kubelet_merge.effective_config(self.main_doc, target_dropins, self.main_path)
-        return Change(own, self.dropin_bytes.get(own), after, target)
+        return Change(self.own, self.own_bytes, after, target)
+
+    def base(self):
+        """The effective configuration without our drop-in: what a plan is merged over."""
+        return _kubelet_merge.effective_config(self.main_doc, self.dropins, self.main_path)
 
     def main_change(self, settings, dump):
-        """settings merged into the main file (JSON merge patch, as the kubelet merges)."""
+        """settings merged into the main file (JSON merge patch, as the kubelet merges).
+
+        The main file's original bytes are kept once as the baseline before the first write.
+        """
         if self.main_doc is None:
             raise _kubelet_merge.KubeletConfigError("does not exist; mode=main needs it", self.main_path)
         patch = {key: value for key, value in settings.items() if key not in ("apiVersion", "kind")}
         new_doc = _kubelet_merge.merge_patch(self.main_doc, patch)
         after = self.main_bytes if new_doc == self.main_doc else render(new_doc, MAIN_HEADER, dump)
         target = _kubelet_merge.effective_config(new_doc, self.dropins, self.main_path)
-        return Change(self.main_path, self.main_bytes, after, target)
+        return Change(self.main_path, self.main_bytes, after, target, keep_baseline=True)
 
     def main_restore(self, backup_dir):
-        """The main file back to the first backup this collection made of it."""
-        backups = _atomic_file.backups_of(self.main_path, backup_dir)
-        if not backups:
+        """The main file back to its baseline: the bytes it had before this collection first wrote it."""
+        copy = _atomic_file.baseline_of(self.main_path, backup_dir)
+        if not copy:
             raise _kubelet_merge.KubeletConfigError(
-                "no backup made by this collection in %s: nothing to restore" % backup_dir, self.main_path)
-        after = _read(backups[0])
-        restored = _kubelet_merge.load_document(after, backups[0])
+                "no baseline kept by this collection in %s: nothing to restore" % os.path.join(backup_dir, _atomic_file.BASELINE_DIR),
+                self.main_path)
+        after = _atomic_file.baseline_bytes(copy)
+        restored = _kubelet_merge.load_document(after, copy)
         target = _kubelet_merge.effective_config(restored, self.dropins, self.main_path)
-        return Change(self.main_path, self.main_bytes, after, target, restore_from=backups[0])
+        return Change(self.main_path, self.main_bytes, after, target, restore_from=copy)
 
 
 def apply(change, backup_dir):
@@ -135,6 +162,8 @@ def apply(change, backup_dir):
         saved = _atomic_file.backup(change.path, backup_dir) if change.before is not None else None
         _atomic_file.restore(change.restore_from, change.path)
         return saved
+    if change.keep_baseline and change.before is not None:
+        _atomic_file.keep_baseline(change.path, backup_dir)
     directory = os.path.dirname(change.path)
     if not os.path.isdir(directory):
         os.makedirs(directory, 0o755)

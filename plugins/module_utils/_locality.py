@@ -24,12 +24,13 @@ def build(topology):
     if not isinstance(topology, dict) or topology.get("schema_version") != 1:
         raise LocalityError("locality oracle needs numa_gate_topology facts with schema_version 1, got %r"
                             % (topology.get("schema_version") if isinstance(topology, dict) else type(topology).__name__))
-    node_cpus = {node["id"]: node.get("cpus") or "" for node in topology.get("numa_nodes", [])}
-    devices = []
-    for gpu in topology.get("gpus", []):
-        devices.append(_entry("gpu", gpu, node_cpus))
-    for nic in topology.get("nics", []):
-        devices.append(_entry("nic", nic, node_cpus))
+    node_cpus = {}
+    for node in _entries(topology, "numa_nodes"):
+        if not isinstance(node.get("id"), int) or isinstance(node.get("id"), bool):
+            raise LocalityError("numa_nodes entry %r has no integer id" % (node,))
+        node_cpus[node["id"]] = node.get("cpus") or ""
+    devices = [_entry("gpu", gpu, node_cpus) for gpu in _entries(topology, "gpus")]
+    devices += [_entry("nic", nic, node_cpus) for nic in _entries(topology, "nics")]
     devices.sort(key=lambda d: (d["kind"], d["pci_address"] or "", d["name"] or ""))
     unknown = [d["pci_address"] for d in devices if d["numa_node"] is None]
     disagreeing = [d["pci_address"] for d in devices if d["disagreements"]]
@@ -42,6 +43,16 @@ def build(topology):
     }
 
 
+def _entries(topology, key):
+    """topology[key] as a list of mappings; a missing or null list is empty."""
+    items = topology.get(key)
+    if items is None:
+        return []
+    if not isinstance(items, list) or not all(isinstance(item, dict) for item in items):
+        raise LocalityError("topology %s must be a list of mappings, got %r" % (key, items))
+    return items
+
+
 def _entry(kind, device, node_cpus):
     observations = []
     sysfs_node = device.get("sysfs_numa_node", device.get("numa_node") if device.get("numa_source") == "sysfs" else None)
@@ -51,6 +62,8 @@ def _entry(kind, device, node_cpus):
         observations.append({"source": vendor.get("source"), "numa_node": vendor.get("numa_node"),
                              "cpus": _canonical_or_none(vendor.get("cpus"))})
     numa_node = device.get("numa_node")
+    if numa_node is not None and (not isinstance(numa_node, int) or isinstance(numa_node, bool)):
+        raise LocalityError("%s %s: numa_node %r is not an integer or null" % (kind, device.get("pci_address"), numa_node))
     expected_cpus = node_cpus.get(numa_node) if numa_node is not None else None
     return {
         "kind": kind,

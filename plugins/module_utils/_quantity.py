@@ -10,7 +10,7 @@ with an optional binary suffix (Ki Mi Gi Ti Pi Ei), decimal suffix
 from __future__ import annotations
 
 import re
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal, DecimalException
 
 _QUANTITY = re.compile(
     r"^(?P<number>[+-]?(?:\d+\.?\d*|\.\d+))"
@@ -18,6 +18,7 @@ _QUANTITY = re.compile(
 )
 _BINARY = {"Ki": 1, "Mi": 2, "Gi": 3, "Ti": 4, "Pi": 5, "Ei": 6}
 _DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
+MAX_EXPONENT = 100
 _FORMAT_SUFFIXES = (("Ei", 1 << 60), ("Pi", 1 << 50), ("Ti", 1 << 40), ("Gi", 1 << 30), ("Mi", 1 << 20), ("Ki", 1 << 10))
 
 
@@ -38,16 +39,20 @@ def parse_decimal(value):
     if not match:
         raise QuantityError("quantity %r does not match the Kubernetes quantity format "
                             "'<number><suffix>' (suffixes Ki Mi Gi Ti Pi Ei, m k M G T P E, or eN)" % (value,))
+    suffix = match.group("suffix") or ""
     try:
         number = Decimal(match.group("number"))
-    except InvalidOperation:
-        raise QuantityError("quantity %r: %r is not a number" % (value, match.group("number")))
-    suffix = match.group("suffix") or ""
-    if suffix in _BINARY:
-        return number * (Decimal(1024) ** _BINARY[suffix])
-    if suffix in _DECIMAL:
-        return number.scaleb(_DECIMAL[suffix])
-    return number.scaleb(int(suffix[1:]))
+        if suffix in _BINARY:
+            return number * (Decimal(1024) ** _BINARY[suffix])
+        if suffix in _DECIMAL:
+            return number.scaleb(_DECIMAL[suffix])
+        exponent = int(suffix[1:])
+        # apimachinery caps quantities far below this; it keeps huge exponents from costing time and memory.
+        if abs(exponent) > MAX_EXPONENT:
+            raise QuantityError("quantity %r: exponent %d is outside +-%d" % (value, exponent, MAX_EXPONENT))
+        return number.scaleb(exponent)
+    except DecimalException as exc:
+        raise QuantityError("quantity %r is not a usable number (%s)" % (value, type(exc).__name__))
 
 
 def to_bytes(value):

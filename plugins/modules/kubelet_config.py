@@ -55,8 +55,10 @@ options:
   state:
     description:
       - C(present) applies O(settings).
-      - C(absent) removes the collection's drop-in (O(mode=dropin)) or restores the main file from the
-        first backup this collection made of it (O(mode=main)); fails when there is no such backup.
+      - C(absent) removes the collection's drop-in (O(mode=dropin)) or restores the main file from its baseline, the
+        bytes it had before this collection first wrote it, checked against their sha256 (O(mode=main)); fails when there
+        is no baseline. A removal is never blocked by other drop-ins that do not parse or by rules the remaining
+        configuration breaks: those are warnings.
     type: str
     choices: [present, absent]
     default: present
@@ -73,6 +75,19 @@ options:
     description:
       - NUMA node id to memory bytes. Read from C(<root>/sys/devices/system/node/node*/meminfo) when omitted.
     type: dict
+  memory_bytes:
+    description:
+      - The node's memory capacity (C(MemTotal)), which the kubelet resolves percentage eviction thresholds against.
+      - Read from C(<root>/proc/meminfo) when omitted; the sum of O(numa_nodes) when that cannot be read.
+    type: int
+  kubelet_root_dir:
+    description:
+      - The kubelet's root directory, holding C(cpu_manager_state) and C(memory_manager_state).
+      - A change is refused while a checkpoint there names a different CPU or Memory Manager policy than the target
+        configuration, because the kubelet would then refuse to start; drain the node, stop the kubelet and remove the
+        checkpoint first (what the transition does).
+    type: str
+    default: /var/lib/kubelet
   root:
     description:
       - Prefix for every path this module reads or writes (O(path), O(config_dir), O(backup_dir), sysfs and
@@ -144,6 +159,11 @@ files:
   returned: always
   type: list
   elements: str
+stale_checkpoints:
+  description: Checkpoint files whose policy differs from the target configuration, in the kubelet's words (fatal).
+  returned: always
+  type: list
+  elements: str
 problems:
   description:
     - Kubelet rules the target configuration breaks, each with C(key), C(message) (the kubelet's wording),
@@ -167,6 +187,7 @@ from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 from ansible.module_utils.common.text.converters import to_text
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _atomic_file
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _checkpoint
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _cpulist
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _kubelet_files
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _kubelet_merge
@@ -178,17 +199,23 @@ def _dump(doc):
     return yaml.safe_dump(doc, default_flow_style=False, sort_keys=False, width=4096, allow_unicode=True)
 
 
-def _node(module, root):
-    """The machine the configuration is checked against: the arguments, else the node's own sysfs."""
-    online, numa = module.params["online_cpus"], module.params["numa_nodes"]
-    if online is None or numa is None:
+def _node(module, root, required):
+    """The machine the configuration is checked against: the arguments, else the node's own sysfs.
+
+    None when it cannot be read and is not ``required`` (a removal is never blocked by it).
+    """
+    params = module.params
+    online, numa = params["online_cpus"], params["numa_nodes"]
+    node = {}
+    if online is None or numa is None or params["memory_bytes"] is None:
         try:
-            facts = _topology.gather(root, gpu_source="none")
+            node = _kubelet_validation.node_from_topology(_topology.gather(root, gpu_source="none"))
         except _topology.TopologyError as exc:
-            raise _topology.TopologyError("%s; pass online_cpus and numa_nodes" % exc)
-        node = _kubelet_validation.node_from_topology(facts)
-    else:
-        node = {"online_cpus": online, "numa_nodes": numa}
+            if online is None or numa is None:
+                if not required:
+                    module.warn("node facts unavailable (%s); checked the remaining configuration without them" % exc)
+                    return None
+                raise _topology.TopologyError("%s; pass online_cpus and numa_nodes" % exc)
     if online is not None:
         node["online_cpus"] = online
     if numa is not None:
@@ -196,7 +223,10 @@ def _node(module, root):
             node["numa_nodes"] = {int(k): int(v) for k, v in numa.items()}
         except (TypeError, ValueError):
             module.fail_json(msg="numa_nodes must map NUMA node ids to memory bytes, got %r" % (numa,))
-        node.setdefault("memory_bytes", sum(node["numa_nodes"].values()))
+    if params["memory_bytes"] is not None:
+        node["memory_bytes"] = params["memory_bytes"]
+    elif numa is not None and "memory_bytes" not in node:
+        node["memory_bytes"] = sum(node["numa_nodes"].values())
     try:
         _cpulist.parse(node["online_cpus"])
     except _cpulist.CpuListError as exc:
@@ -207,7 +237,7 @@ def _node(module, root):
 def _change(module, layout):
     params = module.params
     if params["mode"] == "dropin":
-        return layout.dropin_change(params["dropin_name"], params["settings"] if params["state"] == "present" else None, _dump)
+        return layout.dropin_change(params["settings"] if params["state"] == "present" else None, _dump)
     if params["state"] == "present":
         return layout.main_change(params["settings"], _dump)
     return layout.main_restore(_kubelet_files.under(params["root"], params["backup_dir"]))
@@ -216,28 +246,35 @@ def _change(module, layout):
 def run(module):
     params = module.params
     root = params["root"] or "/"
+    present = params["state"] == "present"
     name = params["dropin_name"]
     if "/" in name or not _kubelet_merge.is_dropin_name(name):
         module.fail_json(msg="dropin_name %r must be a file name ending in .conf (the kubelet reads only *.conf drop-ins)" % name)
-    layout = _kubelet_files.Layout(_kubelet_files.under(root, params["path"]), _kubelet_files.under(root, params["config_dir"]))
+    layout = _kubelet_files.Layout(_kubelet_files.under(root, params["path"]), _kubelet_files.under(root, params["config_dir"]),
+                                   own=name if params["mode"] == "dropin" else None, tolerant=not present)
+    for skipped in layout.skipped:
+        module.warn("skipped while removing: %s" % skipped)
     if layout.main_doc is None and params["mode"] == "dropin":
         module.warn("main kubelet config %s does not exist; validating the drop-ins alone" % layout.main_path)
     change = _change(module, layout)
     target = change.target
-    present = params["state"] == "present"
-    # A rollback must never be blocked by the rules, so only a change towards a target is refused.
-    problems = _kubelet_validation.validate(target, _node(module, root)) if present or change.changed else []
+    problems = []
+    if present or change.changed:
+        problems = _kubelet_validation.validate(target, _node(module, root, present))
+    stale = _checkpoint.stale(target, _kubelet_files.under(root, params["kubelet_root_dir"])) if present and change.changed else []
     result = {
         "changed": change.changed, "path": change.path, "backup_file": None,
         "effective": dict(target), "files": list(target.files),
         "sources": {key: target.origin_of(key) for key in target},
         "problems": [p.as_dict() for p in problems],
+        "stale_checkpoints": stale,
     }
-    if problems and present:
-        lines = "\n".join("- %s" % p for p in problems)
+    if present and (problems or stale):
+        lines = "\n".join(["- %s" % p for p in problems] + ["- %s" % m for m in stale])
         result["changed"] = False
         module.fail_json(msg="the kubelet would refuse this configuration; nothing was written:\n%s" % lines, **result)
     if problems:
+        # A rollback must never be blocked by the rules: only warn about what is left.
         module.warn("after %s the kubelet configuration still breaks %d rule(s): %s"
                     % (change.path, len(problems), "; ".join(str(p) for p in problems)))
     if change.changed and module._diff:
@@ -260,6 +297,8 @@ def main():
             backup_dir=dict(type="str", default="/var/lib/numa-gate/backups"),
             online_cpus=dict(type="str"),
             numa_nodes=dict(type="dict"),
+            memory_bytes=dict(type="int"),
+            kubelet_root_dir=dict(type="str", default="/var/lib/kubelet"),
             root=dict(type="path", default="/"),
         ),
         required_if=[("state", "present", ("settings",))],

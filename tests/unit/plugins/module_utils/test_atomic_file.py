@@ -114,7 +114,9 @@ def test_same_timestamp_does_not_overwrite_a_backup(tmp_path, monkeypatch):
     first = af.write_atomic(str(target), b"2", backup_dir=str(tmp_path / "b"))
     second = af.write_atomic(str(target), b"3", backup_dir=str(tmp_path / "b"))
     assert first != second
-    assert second.endswith("-1.bak")
+    assert second.endswith("Z~001.bak")
+    # Oldest first even within one timestamp: "~" sorts after ".".
+    assert af.backups_of(str(target), str(tmp_path / "b")) == [first, second]
     with open(first, "rb") as handle:
         assert handle.read() == b"1"
 
@@ -176,3 +178,29 @@ def test_failed_write_leaves_no_temp_file(tmp_path, monkeypatch):
 
 def test_error_is_a_value_error():
     assert issubclass(af.AtomicFileError, ValueError)
+
+
+def test_remove_a_symlink_removes_the_link_and_keeps_its_target(tmp_path):
+    real = tmp_path / "real.conf"
+    real.write_bytes(b"kept")
+    link = tmp_path / "link.conf"
+    link.symlink_to(real)
+    saved = af.remove(str(link), backup_dir=str(tmp_path / "b"))
+    assert not os.path.lexists(link)
+    assert real.read_bytes() == b"kept"
+    with open(saved, "rb") as handle:
+        assert handle.read() == b"kept"
+
+
+def test_baseline_is_written_once_and_checked(tmp_path):
+    target = tmp_path / "config.yaml"
+    target.write_bytes(b"original")
+    copy = af.keep_baseline(str(target), str(tmp_path / "b"))
+    target.write_bytes(b"changed by us")
+    assert af.keep_baseline(str(target), str(tmp_path / "b")) == copy
+    assert af.baseline_of(str(target), str(tmp_path / "b")) == copy
+    assert af.baseline_bytes(copy) == b"original"
+    with open(copy, "wb") as handle:
+        handle.write(b"tampered")
+    with pytest.raises(af.AtomicFileError, match="does not match its recorded sha256"):
+        af.baseline_bytes(copy)

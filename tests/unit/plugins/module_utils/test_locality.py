@@ -78,3 +78,24 @@ def test_devices_sorted_gpus_first_then_by_pci_address():
 def test_rejects_facts_that_are_not_schema_v1(facts):
     with pytest.raises(_locality.LocalityError, match="schema_version 1"):
         _locality.build(facts)
+
+
+@pytest.mark.parametrize(
+    "facts, fragment",
+    [
+        (dict(_facts(), numa_nodes=[{"cpus": "0-3"}]), "has no integer id"),
+        (dict(_facts(), gpus="GPU0"), "topology gpus must be a list of mappings"),
+        (dict(_facts(), nics=[None]), "topology nics must be a list of mappings"),
+        (_facts(gpus=[dict(H200_GPU, numa_node=[0])]), "numa_node [0] is not an integer or null"),
+        (_facts(gpus=[dict(H200_GPU, numa_node="0")]), "numa_node '0' is not an integer or null"),
+    ],
+)
+def test_malformed_facts_are_refused_by_name(facts, fragment):
+    with pytest.raises(_locality.LocalityError) as err:
+        _locality.build(facts)
+    assert fragment in str(err.value)
+
+
+def test_null_device_lists_are_empty():
+    oracle = _locality.build(dict(_facts(), gpus=None, nics=None))
+    assert oracle["devices"] == [] and oracle["unknown_locality"] == []

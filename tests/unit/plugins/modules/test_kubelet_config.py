@@ -6,7 +6,6 @@ files the module reads; nothing outside tmp_path is touched.
 
 import copy
 import hashlib
-import importlib.util
 import json
 import os
 import shutil
@@ -18,6 +17,8 @@ import yaml
 from ansible.module_utils.testing import patch_module_args
 
 from ansible_collections.gpusmith.numa_gate.plugins.modules import kubelet_config
+# The invalid configurations and the canary are shared with the validator's own tests.
+from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils import test_kubelet_validation as CASES
 
 GI = 1 << 30
 MAIN_TEXT = (
@@ -34,15 +35,6 @@ DROPIN_DIR = "etc/kubernetes/kubelet.conf.d"
 OURS = DROPIN_DIR + "/50-numa-gate.conf"
 
 
-def _load_validation_cases():
-    path = os.path.join(os.path.dirname(__file__), "..", "module_utils", "test_kubelet_validation.py")
-    spec = importlib.util.spec_from_file_location("kubelet_validation_cases", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-CASES = _load_validation_cases()
 CANARY_SETTINGS = {k: v for k, v in CASES.CANARY.items() if k not in ("apiVersion", "kind")}
 
 
@@ -275,8 +267,8 @@ def test_main_mode_partial_eviction_hard_zeroes_the_rest(capsys, root):
 def test_main_mode_absent_without_backup_fails(capsys, root):
     result = run(capsys, root=str(root), mode="main", state="absent")
     assert result["failed"] is True
-    assert result["msg"] == "%s: no backup made by this collection in %s: nothing to restore; nothing was written" % (
-        root / MAIN, root / "var/lib/numa-gate/backups")
+    assert result["msg"] == "%s: no baseline kept by this collection in %s: nothing to restore; nothing was written" % (
+        root / MAIN, root / "var/lib/numa-gate/backups/baseline")
 
 
 def test_main_mode_needs_the_main_file(capsys, root):
@@ -350,3 +342,125 @@ def test_apiversion_and_kind_in_settings_are_ignored(capsys, root):
     result = run(capsys, **args_for(root, settings=settings))
     assert result["changed"] is True
     assert yaml.safe_load((root / OURS).read_text())["apiVersion"] == "kubelet.config.k8s.io/v1beta1"
+
+
+# ---- removal is never blocked ------------------------------------------------
+
+
+def test_absent_removes_a_damaged_own_dropin(capsys, root):
+    (root / DROPIN_DIR).mkdir(parents=True)
+    (root / OURS).write_text("kind: [unclosed\n")
+    result = run(capsys, root=str(root), state="absent")
+    assert result["changed"] is True
+    assert not (root / OURS).exists()
+    with open(result["backup_file"]) as handle:
+        assert handle.read() == "kind: [unclosed\n"
+
+
+def test_absent_skips_other_broken_dropins_with_a_warning(capsys, root):
+    run(capsys, **args_for(root))
+    (root / DROPIN_DIR / "10-broken.conf").write_text("{not yaml: [\n")
+    result = run(capsys, root=str(root), state="absent")
+    assert result["changed"] is True
+    assert not (root / OURS).exists()
+    assert (root / DROPIN_DIR / "10-broken.conf").exists()
+    assert any("skipped while removing: %s" % (root / DROPIN_DIR / "10-broken.conf") in str(w) for w in result["warnings"])
+
+
+def test_absent_needs_no_node_facts(capsys, root):
+    run(capsys, **args_for(root))
+    shutil.rmtree(root / "sys")
+    result = run(capsys, root=str(root), state="absent")
+    assert result["changed"] is True
+    assert not (root / OURS).exists()
+
+
+def test_absent_removes_a_symlinked_dropin_not_its_target(capsys, root):
+    (root / DROPIN_DIR).mkdir(parents=True)
+    elsewhere = root / "srv/ours.conf"
+    elsewhere.parent.mkdir(parents=True)
+    elsewhere.write_text("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n")
+    (root / OURS).symlink_to(elsewhere)
+    result = run(capsys, root=str(root), state="absent")
+    assert result["changed"] is True
+    assert not os.path.lexists(root / OURS)
+    assert elsewhere.exists()
+
+
+# ---- the main file's baseline -----------------------------------------------
+
+
+def test_main_mode_rollback_restores_the_baseline_after_two_cycles(capsys, root):
+    original = sha(root / MAIN)
+    settings = {k: v for k, v in CANARY_SETTINGS.items() if k not in ("kubeReserved", "systemReserved")}
+    assert run(capsys, mode="main", **args_for(root, settings=settings))["changed"] is True
+    other = dict(settings, cpuManagerPolicyOptions={"full-pcpus-only": "false"})
+    assert run(capsys, mode="main", **args_for(root, settings=other))["changed"] is True
+    restored = run(capsys, root=str(root), mode="main", state="absent")
+    assert restored["changed"] is True
+    assert sha(root / MAIN) == original
+
+
+def test_main_mode_refuses_a_tampered_baseline(capsys, root):
+    settings = {k: v for k, v in CANARY_SETTINGS.items() if k not in ("kubeReserved", "systemReserved")}
+    run(capsys, mode="main", **args_for(root, settings=settings))
+    (baseline,) = [p for p in (root / "var/lib/numa-gate/backups/baseline").iterdir() if p.name.endswith(".orig")]
+    baseline.write_text("tampered\n")
+    before = snapshot(root)
+    result = run(capsys, root=str(root), mode="main", state="absent")
+    assert result["failed"] is True
+    assert "does not match its recorded sha256" in result["msg"]
+    assert snapshot(root) == before
+
+
+# ---- checkpoints the kubelet could not restore -----------------------------------
+
+
+def _checkpoint(root, name, doc):
+    state = root / "var/lib/kubelet" / name
+    state.write_text(json.dumps(doc))
+    return state
+
+
+def test_stale_cpu_manager_checkpoint_refuses_and_writes_nothing(capsys, root):
+    state = _checkpoint(root, "cpu_manager_state", {"policyName": "none", "defaultCpuSet": "", "checksum": 1})
+    before = snapshot(root)
+    result = run(capsys, **args_for(root))
+    assert result["failed"] is True
+    assert ('could not restore state from checkpoint: configured policy "static" differs from state checkpoint policy "none", '
+            'please drain this node and delete the CPU manager checkpoint file "%s" before restarting Kubelet' % state) in result["msg"]
+    assert snapshot(root) == before
+
+
+def test_stale_memory_manager_checkpoint_in_the_137_format_refuses(capsys, root):
+    inner = {"policyName": "None", "machineState": {}, "entries": {}, "checksum": 1}
+    state = _checkpoint(root, "memory_manager_state", {"data": json.dumps(inner), "dataChecksum": 2})
+    result = run(capsys, **args_for(root))
+    assert result["failed"] is True
+    assert 'configured policy "Static" differs from state checkpoint policy "None"' in result["msg"]
+    assert "memory manager checkpoint file \"%s\"" % state in result["msg"]
+
+
+def test_checkpoints_with_the_target_policies_are_fine(capsys, root):
+    _checkpoint(root, "cpu_manager_state", {"policyName": "static", "defaultCpuSet": "0-15", "checksum": 1})
+    _checkpoint(root, "memory_manager_state", {"policyName": "Static", "machineState": {}, "checksum": 1})
+    result = run(capsys, **args_for(root))
+    assert result["changed"] is True
+    assert result["stale_checkpoints"] == []
+
+
+# ---- memory capacity --------------------------------------------------------------
+
+
+def test_percentage_eviction_is_resolved_against_memory_bytes(capsys, root):
+    # 50% (exact in the kubelet's float32 arithmetic) of an 8Gi MemTotal is 4Gi: with kube and system
+    # reserved 1Gi each the reservation must total 6Gi; against the root's /proc/meminfo (64Gi) it is 34Gi.
+    settings = dict(copy.deepcopy(CANARY_SETTINGS), evictionHard={"memory.available": "50%"},
+                    reservedMemory=[{"numaNode": 0, "limits": {"memory": "4Gi"}}, {"numaNode": 1, "limits": {"memory": "2Gi"}}])
+    numa = {"0": 64 * GI, "1": 64 * GI}
+    accepted = run(capsys, online_cpus="0-15", numa_nodes=numa, memory_bytes=8 * GI, **args_for(root, settings=settings))
+    assert accepted["changed"] is True, accepted.get("msg")
+    (root / OURS).unlink()
+    refused = run(capsys, online_cpus="0-15", numa_nodes=numa, **args_for(root, settings=settings))
+    assert refused["failed"] is True
+    assert 'the total amount "6Gi" of type "memory" is not equal to the value "34Gi"' in refused["msg"]

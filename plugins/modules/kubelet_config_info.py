@@ -1,0 +1,151 @@
+#!/usr/bin/python
+# Copyright: (c) 2026, GPU Smith
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+---
+module: kubelet_config_info
+short_description: Read a node's effective kubelet configuration and its resource manager checkpoints
+version_added: 0.1.0
+author: GPU Smith (@gpusmith)
+description:
+  - Reads the kubelet's main configuration file and every C(*.conf) drop-in of its C(--config-dir), and merges them
+    the way the kubelet does (drop-ins in lexical order as JSON merge patches, the kubelet's default C(evictionHard)
+    filled in when the main file sets none).
+  - Returns the effective configuration with and without the drop-in this collection manages; the latter is what a
+    reservation plan is merged over (P(gpusmith.numa_gate.reservation_plan#filter)).
+  - Reports the policy recorded in the CPU and Memory Manager checkpoint files.
+  - Changes nothing.
+options:
+  path:
+    description: The kubelet's main configuration file (C(--config)).
+    type: str
+    default: /var/lib/kubelet/config.yaml
+  config_dir:
+    description: The kubelet's drop-in directory (C(--config-dir)).
+    type: str
+    default: /etc/kubernetes/kubelet.conf.d
+  dropin_name:
+    description: File name of the drop-in this collection manages in O(config_dir).
+    type: str
+    default: 50-numa-gate.conf
+  kubelet_root_dir:
+    description: The kubelet's root directory, holding C(cpu_manager_state) and C(memory_manager_state).
+    type: str
+    default: /var/lib/kubelet
+  root:
+    description: Prefix for every path read; C(/) on a real node, a snapshot or image directory otherwise.
+    type: path
+    default: /
+attributes:
+  check_mode:
+    description: Reads only; the same in check mode.
+    support: full
+  diff_mode:
+    description: Nothing changes, so there is no diff.
+    support: none
+notes:
+  - A main file that does not exist is reported as C(main_exists=false); the configuration is then the drop-ins alone.
+"""
+
+EXAMPLES = r"""
+- name: Read the kubelet configuration before planning
+  gpusmith.numa_gate.kubelet_config_info:
+  register: kubelet_now
+
+- name: Plan over what the node already has
+  ansible.builtin.set_fact:
+    plan: "{{ ansible_facts.numa_gate_topology | gpusmith.numa_gate.reservation_plan({'reserved_cpus': 4}, kubelet_now.base) }}"
+"""
+
+RETURN = r"""
+effective:
+  description: The effective kubelet configuration now (main file plus every drop-in).
+  returned: always
+  type: dict
+base:
+  description: The effective configuration without the drop-in this collection manages.
+  returned: always
+  type: dict
+files:
+  description: The files merged, in the kubelet's order.
+  returned: always
+  type: list
+  elements: str
+sources:
+  description: For each top-level key of RV(effective), the file that set it last.
+  returned: always
+  type: dict
+main_exists:
+  description: Whether the main configuration file exists.
+  returned: always
+  type: bool
+checkpoints:
+  description:
+    - For C(cpu_manager_state) and C(memory_manager_state), the policy recorded in the checkpoint, or null when there is
+      no checkpoint; C(problems) lists checkpoints that cannot be read.
+  returned: always
+  type: dict
+  sample: {cpu_manager_state: none, memory_manager_state: null, problems: []}
+"""
+
+import os
+
+from ansible.module_utils.basic import AnsibleModule, missing_required_lib
+
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _checkpoint
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _kubelet_files
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _kubelet_merge
+
+
+def run(module):
+    params = module.params
+    root = params["root"] or "/"
+    layout = _kubelet_files.Layout(_kubelet_files.under(root, params["path"]), _kubelet_files.under(root, params["config_dir"]),
+                                   own=params["dropin_name"])
+    base = layout.base()
+    own = [(layout.own, _kubelet_merge.load_document(layout.own_bytes, layout.own))] if layout.own_bytes is not None else []
+    effective = _kubelet_merge.effective_config(layout.main_doc, layout.dropins + own, layout.main_path)
+    state_dir = _kubelet_files.under(root, params["kubelet_root_dir"])
+    checkpoints = {"problems": []}
+    for name, _key, _default, _manager in _checkpoint.CHECKPOINTS:
+        policy, problem = _checkpoint.policy_of(os.path.join(state_dir, name))
+        checkpoints[name] = policy
+        if problem:
+            checkpoints["problems"].append(problem)
+    module.exit_json(
+        changed=False,
+        effective=dict(effective),
+        base=dict(base),
+        files=list(effective.files),
+        sources={key: effective.origin_of(key) for key in effective},
+        main_exists=layout.main_doc is not None,
+        checkpoints=checkpoints,
+    )
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            path=dict(type="str", default="/var/lib/kubelet/config.yaml"),
+            config_dir=dict(type="str", default="/etc/kubernetes/kubelet.conf.d"),
+            dropin_name=dict(type="str", default="50-numa-gate.conf"),
+            kubelet_root_dir=dict(type="str", default="/var/lib/kubelet"),
+            root=dict(type="path", default="/"),
+        ),
+        supports_check_mode=True,
+    )
+    if not _kubelet_merge.HAS_YAML:
+        module.fail_json(msg=missing_required_lib("PyYAML"))
+    try:
+        run(module)
+    except _kubelet_merge.KubeletConfigError as exc:
+        module.fail_json(msg=str(exc))
+    except OSError as exc:
+        module.fail_json(msg="%s: %s" % (getattr(exc, "filename", None) or "kubelet_config_info", exc.strerror or exc))
+
+
+if __name__ == "__main__":
+    main()
