@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import errno
 import os
+import posixpath
 import re
 import stat
 
@@ -252,15 +253,58 @@ def resolve(root, relpath, link_stubs=None):
     return os.path.join(root, *resolved), None
 
 
-def link_basename(root, relpath, link_stubs=None):
-    """Basename of what a link resolves to (e.g. a driver's name).
+def read_link(path, link_stubs=True):
+    """The text of the link at path, not followed: a symlink's target, or the target a link-as-file holds.
 
-    (None, warning) when the link is missing or dangling.
+    (None, warning) when path is missing, unreadable or not a link.
+    ``link_stubs`` False takes only real symlinks as links.
     """
-    path, warning = resolve(root, relpath, link_stubs)
-    if path is None:
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return None, "%s: missing" % path
+    except OSError as exc:
+        if exc.errno == errno.ENOTDIR:
+            return None, "%s: missing (a parent is not a directory)" % path
+        return None, "%s: unreadable (%s)" % (path, exc.strerror or exc)
+    if stat.S_ISLNK(info.st_mode):
+        try:
+            return os.readlink(path), None
+        except OSError as exc:
+            return None, "%s: unreadable link (%s)" % (path, exc.strerror or exc)
+    if link_stubs and stat.S_ISREG(info.st_mode):
+        target = _read_link_stub(path, info.st_size)
+        if target is not None:
+            return target, None
+    return None, "%s: not a link" % path
+
+
+def link_basename(root, relpath, link_stubs=None):
+    """Basename of a link's own text, not of what it resolves to (e.g. a driver's name).
+
+    A device's ``driver`` link names the driver even where its target is
+    missing, as in snapshots, which copy the device tree but not
+    /sys/bus/*/drivers. The directories above the link are resolved through
+    links (without leaving root); the link itself is read, not followed.
+    ``link_stubs`` as in resolve. (None, warning) when the link is missing or
+    is not a link.
+    """
+    root = os.path.abspath(root)
+    if link_stubs is None:
+        link_stubs = root != os.sep
+    parent, name = posixpath.split(posixpath.normpath("/" + relpath))
+    if not name:
+        return None, "%s: not a link" % _show(root, relpath)
+    directory, warning = resolve(root, parent, link_stubs)
+    if directory is None:
         return None, warning
-    return os.path.basename(path), None
+    target, warning = read_link(os.path.join(directory, name), link_stubs)
+    if target is None:
+        return None, warning
+    basename = posixpath.basename(target.rstrip("/"))
+    if basename in ("", ".", ".."):
+        return None, "%s: link target %r names nothing" % (os.path.join(directory, name), _short(target))
+    return basename, None
 
 
 def _show(root, relpath):

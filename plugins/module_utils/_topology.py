@@ -25,6 +25,10 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _sysfs
 SCHEMA_VERSION = 1
 GPU_SOURCES = ("auto", "nvml", "nvidia-smi", "sysfs", "none")
 GPU_VENDORS = {"0x10de": "nvidia", "0x1002": "amd"}
+# PCI base class 0x03 (display controller); sub-class 0x02 is a 3D controller (no VGA), which
+# only compute GPUs are (NVIDIA data-center GPUs, Intel data-center GPUs, ...).
+_DISPLAY_CLASS = "0x03"
+_3D_CONTROLLER_CLASS = "0x0302"
 
 _CPU_DIR = "sys/devices/system/cpu"
 _NODE_DIR = "sys/devices/system/node"
@@ -553,8 +557,13 @@ class _Gather:
     # -- cgroup restriction --------------------------------------------------
 
     def _allowed(self, numa_nodes):
-        """CPUs and memory nodes this process may use, read as hwloc does."""
-        everything = {"cpus": _cpulist.format(self.online), "mems": _cpulist.format(n["id"] for n in numa_nodes), "source": None}
+        """CPUs and memory nodes this process may use, read as hwloc does.
+
+        The cpuset is intersected with the online CPUs and NUMA nodes, as hwloc
+        does: a cgroup v1 ``cpuset.cpus`` keeps CPUs that are offline or absent.
+        """
+        node_ids = [n["id"] for n in numa_nodes]
+        everything = {"cpus": _cpulist.format(self.online), "mems": _cpulist.format(node_ids), "source": None}
         kind, mount = self._cgroup_mount()
         if kind is None:
             return everything
@@ -564,18 +573,39 @@ class _Gather:
         directory = posixpath.normpath(posixpath.join(mount, name.lstrip("/")))
         if kind == "cgroup2":
             files = ("cpuset.cpus.effective", "cpuset.mems.effective")
+            directory = self._cgroup2_cpuset_dir(mount, directory)
+            if directory is None:
+                return everything
         elif kind == "cgroup1":
             files = ("cpuset.cpus", "cpuset.mems")
         else:
             files = ("cpus", "mems")
         values = []
-        for filename in files:
-            value, warning = _sysfs.read_cpulist(self.path(posixpath.join(directory, filename)))
+        for filename, present in zip(files, (self.online_set, frozenset(node_ids))):
+            value, warning = _sysfs.read_cpulist_ids(self.path(posixpath.join(directory, filename)))
             if value is None:
                 self.warn.add("%s; the cgroup restriction is unknown, all online cpus and nodes reported as allowed" % warning)
                 return everything
-            values.append(value)
+            values.append(_cpulist.format(present.intersection(value)))
         return {"cpus": values[0], "mems": values[1], "source": "%s:%s" % ("cgroup2" if kind == "cgroup2" else "cpuset", directory)}
+
+    def _cgroup2_cpuset_dir(self, mount, leaf):
+        """The nearest cgroup from leaf up to the mount root with cpuset.cpus.effective, or None (warned).
+
+        A cgroup without the cpuset controller enabled (often the process's own
+        leaf under systemd) has no cpuset files and uses its parent's effective
+        set, so the nearest ancestor that has the file holds it.
+        """
+        directory = leaf
+        while True:
+            if os.path.exists(self.path(posixpath.join(directory, "cpuset.cpus.effective"))):
+                return directory
+            if directory == mount or not directory.startswith(mount.rstrip("/") + "/"):
+                break
+            directory = posixpath.dirname(directory)
+        self.warn.add("%s: no cgroup from %s up to %s has cpuset.cpus.effective; the cgroup restriction is unknown, "
+                      "all online cpus and nodes reported as allowed" % (self.path(leaf), leaf, mount))
+        return None
 
     def _cgroup_mount(self):
         if os.path.exists(self.path("sys/fs/cgroup/cpuset.cpus.effective")):
@@ -721,6 +751,12 @@ class _Gather:
         except (OSError, ValueError, KeyError, TypeError) as exc:
             self.warn.add("gpu_source %s: reading NVIDIA GPUs failed (%s); used sysfs" % (gpu_source, exc))
             return None
+        except Exception as exc:
+            # Last resort: a vendor binding that misbehaves (an old pynvml raising AttributeError, ...)
+            # must not cost the user the rest of the facts.
+            self.warn.add("gpu_source %s: reading NVIDIA GPUs failed with an unexpected %s (%s); used sysfs"
+                          % (gpu_source, type(exc).__name__, exc))
+            return None
         for warning in warnings or ():
             self.warn.add(warning)
         if gpus is None:
@@ -769,16 +805,30 @@ class _Gather:
         }
 
     def _sysfs_gpus(self, single, known):
+        """Display-class PCI devices that are GPUs.
+
+        Kept: display devices (class 0x03) of a GPU vendor (GPU_VENDORS) and
+        3D controllers (class 0x0302) of any vendor. Left out, with one
+        warning: the other display devices, such as the BMC's VGA (ASPEED,
+        Matrox) on servers. A device whose vendor file cannot be read is kept,
+        with a warning: it cannot be told apart from a BMC's.
+        """
         gpus = []
+        skipped = []
         for address, directory in sorted(self._pci_devices().items()):
             pci_class, _warning = _sysfs.read_text(os.path.join(directory, "class"))
-            if not pci_class or not pci_class.lower().startswith("0x03"):
+            pci_class = (pci_class or "").lower()
+            if not pci_class.startswith(_DISPLAY_CLASS):
                 continue
             vendor_id, warning = _sysfs.read_text(os.path.join(directory, "vendor"))
             if vendor_id is None:
-                self.warn.add("gpu %s: %s; vendor unknown" % (address, warning))
+                self.warn.add("gpu %s: %s; vendor unknown, kept as a GPU (without its vendor it cannot be told apart from a BMC display)"
+                              % (address, warning))
             else:
                 vendor_id = vendor_id.lower()
+                if vendor_id not in GPU_VENDORS and not pci_class.startswith(_3D_CONTROLLER_CLASS):
+                    skipped.append("%s (vendor %s, class %s)" % (address, vendor_id, pci_class))
+                    continue
             sysfs_node, local_cpus = self._pci_locality("gpu", address, directory)
             numa_node, numa_source = self._resolve_numa("gpu %s" % address, sysfs_node, None, single, known)
             gpus.append({
@@ -794,6 +844,10 @@ class _Gather:
                 "local_cpus": local_cpus,
                 "vendor_affinity": None,
             })
+        if skipped:
+            self.warn.add("sysfs GPUs: left out display devices that are neither from a GPU vendor (%s) nor 3D controllers (class %s), "
+                          "such as a BMC's VGA: %s"
+                          % (", ".join("%s %s" % (vid, name) for vid, name in sorted(GPU_VENDORS.items())), _3D_CONTROLLER_CLASS, "; ".join(skipped)))
         return gpus
 
     # -- NICs --------------------------------------------------------------
@@ -848,7 +902,11 @@ class _Gather:
             if pci_dir is None:
                 continue
             address = _pci.normalize(os.path.basename(pci_dir))
-            driver, _warning = _sysfs.link_basename(self.root, self.relative(os.path.join(device, "driver")))
+            # The PCI function's driver (virtio-pci for a virtio NIC, not the virtio_net of the virtio device under it),
+            # named by the link itself: snapshots do not have the link's target.
+            driver, warning = _sysfs.link_basename(self.root, self.relative(os.path.join(pci_dir, "driver")))
+            if driver is None:
+                self.warn.add("nic %s: %s; driver unknown" % (name, warning))
             sysfs_node, local_cpus = self._pci_locality("nic %s" % name, address, pci_dir)
             numa_node, numa_source = self._resolve_numa("nic %s" % name, sysfs_node, None, single, known)
             nics.append({

@@ -17,7 +17,8 @@ description:
     SMT siblings and NUMA node; every online NUMA node (including CPU-less and memory-less ones)
     with its CPUs, memory, huge pages and distances; the cgroup restriction of the reading process
     (C(allowed)); GPUs and NICs with their NUMA locality and where each value came from.
-  - GPUs come from NVML, then C(nvidia-smi), else sysfs PCI display devices, as O(gpu_source) says.
+  - GPUs come from NVML, then C(nvidia-smi), else sysfs PCI display devices of a GPU vendor or 3D controllers,
+    as O(gpu_source) says.
     A PCI C(numa_node) of C(-1) means unknown, never node 0; it is reported as null with a warning.
   - Unknown values are null and every problem found is returned as a warning, never a guess.
   - Disallowed CPUs (outside the cgroup) stay in C(cpus.online), as the kubelet sees the whole host;
@@ -36,7 +37,9 @@ options:
       - Where GPU identities come from.
       - V(auto) tries NVML, then C(nvidia-smi), and falls back to sysfs when neither is available.
       - V(nvml) and V(nvidia-smi) use only that tool, falling back to sysfs with a warning when it is missing.
-      - V(sysfs) lists PCI display devices (class 0x03) by address; V(none) reports no GPUs.
+      - V(sysfs) lists PCI display devices (class 0x03) from a GPU vendor (NVIDIA 0x10de, AMD 0x1002) and 3D controllers
+        (class 0x0302) from any vendor, by address; other display devices, such as a BMC's VGA, are left out with a warning.
+        V(none) reports no GPUs.
     type: str
     default: auto
     choices: [auto, nvml, nvidia-smi, sysfs, none]
@@ -95,7 +98,7 @@ ansible_facts:
              sysfs_numa_node: null, local_cpus: "0-15",
              vendor_affinity: {source: nvidia-smi, numa_node: 0, cpus: "0-15"}}
         nics:
-          - {name: eth0, pci_address: "0000:00:03.0", driver: virtio_net, numa_node: 0,
+          - {name: eth0, pci_address: "0000:00:03.0", driver: virtio-pci, numa_node: 0,
              numa_source: single-node, sysfs_numa_node: null, local_cpus: "0-15",
              rdma_devices: [], virtual_function: false}
         warnings: ["gpu 0000:00:06.0: sysfs numa_node is -1, which means unknown (not node 0): ..."]
@@ -125,6 +128,9 @@ def main():
         module.fail_json(msg=str(exc), root=root)
     except OSError as exc:
         module.fail_json(msg="reading the topology under %s failed: %s (%s)" % (root, exc.strerror or exc, exc.filename or root), root=root)
+    except Exception as exc:
+        # Last resort: a bug must still end in a message that names the root, not a module traceback.
+        module.fail_json(msg="reading the topology under %s failed with an unexpected %s: %s" % (root, type(exc).__name__, exc), root=root)
     for warning in facts["warnings"]:
         module.warn(warning)
     module.exit_json(changed=False, ansible_facts={"numa_gate_topology": facts})

@@ -92,8 +92,9 @@ def test_h200_host_facts():
     }]
     assert facts["gpus"] == []
     # The snapshot stores its links as files holding the target; eth0 is virtio on PCI 0000:00:03.0.
+    # driver is the PCI function's (0000:00:03.0/driver -> .../drivers/virtio-pci), not virtio2's virtio_net.
     assert facts["nics"] == [{
-        "name": "eth0", "pci_address": "0000:00:03.0", "driver": None, "numa_node": 0, "numa_source": "single-node",
+        "name": "eth0", "pci_address": "0000:00:03.0", "driver": "virtio-pci", "numa_node": 0, "numa_source": "single-node",
         "sysfs_numa_node": None, "local_cpus": "0-15", "rdma_devices": [], "virtual_function": False,
     }]
     # proc/self/cgroup was not captured: no restriction can be read, as hwloc would find none
@@ -141,6 +142,17 @@ def test_explicit_vendor_source_that_fails_is_a_warning_then_sysfs():
     assert facts["gpus"][0]["source"] == "sysfs"
     assert ("gpu_source nvml: reading NVIDIA GPUs failed (GPU source 'nvml': the Python module pynvml cannot be imported); used sysfs"
             in facts["warnings"])
+
+
+def test_unexpected_vendor_reader_error_is_a_warning_then_sysfs():
+    """An old pynvml binding lacking a function raises AttributeError; the facts still come, from sysfs."""
+    def old_bindings(source, runner):
+        raise AttributeError("module 'pynvml' has no attribute 'nvmlDeviceGetNumaNodeId'")
+
+    facts = gather(H200, gpu_source="auto", runner=RecordedRunner({}), nvidia=old_bindings)
+    assert [(g["source"], g["pci_address"], g["numa_source"]) for g in facts["gpus"]] == [("sysfs", "0000:00:06.0", "single-node")]
+    assert ("gpu_source auto: reading NVIDIA GPUs failed with an unexpected AttributeError "
+            "(module 'pynvml' has no attribute 'nvmlDeviceGetNumaNodeId'); used sysfs" in facts["warnings"])
 
 
 def test_snapshot_without_runner_does_not_ask_vendor_tools():
@@ -207,13 +219,24 @@ def test_nics_with_rdma_on_40intel64():
     by_name = {nic["name"]: nic for nic in facts["nics"]}
     assert sorted(by_name) == ["eth0", "eth1", "eth2", "eth3", "ib0"]  # lo is virtual
     assert by_name["ib0"] == {
-        "name": "ib0", "pci_address": "0000:43:00.0", "driver": None, "numa_node": 2, "numa_source": "sysfs",
+        "name": "ib0", "pci_address": "0000:43:00.0", "driver": "ib_qib", "numa_node": 2, "numa_source": "sysfs",
         "sysfs_numa_node": 2, "local_cpus": "0-39", "rdma_devices": ["qib0"], "virtual_function": False,
     }
+    assert [by_name[name]["driver"] for name in ("eth0", "eth1", "eth2", "eth3")] == ["bnx2"] * 4
+    assert not [w for w in facts["warnings"] if "driver" in w]
     # four NUMA nodes with cpus, so no single-node fallback: -1 stays unknown
     assert (by_name["eth0"]["numa_node"], by_name["eth0"]["numa_source"]) == (None, None)
     assert "nic eth0 0000:02:00.0: " + MINUS_ONE in facts["warnings"]
-    assert [(g["pci_address"], g["vendor"], g["numa_node"]) for g in facts["gpus"]] == [("0000:09:03.0", "0x102b", None)]
+
+
+def test_bmc_vga_on_40intel64_is_not_a_gpu():
+    # The only display device is the BMC's Matrox G200eW VGA (vendor 0x102b, device 0x0532): no GPU.
+    facts = gather(os.path.join(HWLOC, "40intel64-2g2n4c+pci"), gpu_source="sysfs")
+    assert facts["gpus"] == []
+    assert [w for w in facts["warnings"] if "display devices" in w] == [
+        "sysfs GPUs: left out display devices that are neither from a GPU vendor (0x1002 amd, 0x10de nvidia) nor 3D controllers "
+        "(class 0x0302), such as a BMC's VGA: 0000:09:03.0 (vendor 0x102b, class 0x030000)"]
+    assert not [w for w in facts["warnings"] if "09:03.0" in w and "display devices" not in w]
 
 
 def test_sysfs_gpus_without_vendor_or_numa_files():
@@ -225,14 +248,60 @@ def test_sysfs_gpus_without_vendor_or_numa_files():
     assert all(g["numa_node"] is None and g["numa_source"] is None for g in facts["gpus"])
     path = os.path.join(HWLOC, "nvidiagpunumanodes/sys/bus/pci/devices/0004:05:00.0/numa_node")
     assert "gpu 0004:05:00.0: %s: missing; sysfs numa_node unknown" % path in facts["warnings"]
+    # No vendor file in this snapshot: the VGA-class devices are kept (they cannot be told from a BMC's), each with a warning.
+    vendor = os.path.join(HWLOC, "nvidiagpunumanodes/sys/bus/pci/devices/0035:05:00.0/vendor")
+    assert ("gpu 0035:05:00.0: %s: missing; vendor unknown, kept as a GPU (without its vendor it cannot be told apart from a BMC display)"
+            % vendor in facts["warnings"])
+    assert len([w for w in facts["warnings"] if "vendor unknown" in w]) == 6
+    assert not [w for w in facts["warnings"] if "display devices" in w]
+
+
+def build_pci_device(root, address, pci_class, vendor, numa_node=0, local_cpulist="0-1"):
+    device = root / "sys/devices/pci0000:00" / address
+    device.mkdir(parents=True)
+    (device / "class").write_text(pci_class + "\n")
+    if vendor is not None:
+        (device / "vendor").write_text(vendor + "\n")
+    (device / "numa_node").write_text("%d\n" % numa_node)
+    (device / "local_cpulist").write_text(local_cpulist + "\n")
+    links = root / "sys/bus/pci/devices"
+    links.mkdir(parents=True, exist_ok=True)
+    os.symlink("../../../devices/pci0000:00/" + address, str(links / address))
+
+
+def test_sysfs_gpus_keep_gpu_vendors_and_3d_controllers(tmp_path):
+    root = build_machine(tmp_path, {0: (0, 0, "0"), 1: (0, 1, "1")})
+    build_pci_device(tmp_path, "0000:02:00.0", "0x030000", "0x1a03")  # ASPEED BMC VGA
+    build_pci_device(tmp_path, "0000:03:00.0", "0x030200", "0x10de")  # NVIDIA H100 (3D controller)
+    build_pci_device(tmp_path, "0000:04:00.0", "0x038000", "0x1002")  # AMD Instinct (display controller)
+    build_pci_device(tmp_path, "0000:05:00.0", "0x030200", "0x8086")  # Intel data-center GPU
+    build_pci_device(tmp_path, "0000:06:00.0", "0x030000", "0x8086")  # Intel integrated VGA
+    build_pci_device(tmp_path, "0000:07:00.0", "0x020000", "0x15b3")  # a NIC, not a display device
+    build_pci_device(tmp_path, "0000:08:00.0", "0x030000", None)      # vendor unreadable: kept
+    facts = gather(root, gpu_source="sysfs")
+    assert [(g["index"], g["pci_address"], g["vendor"], g["numa_node"], g["numa_source"]) for g in facts["gpus"]] == [
+        (0, "0000:03:00.0", "nvidia", 0, "sysfs"), (1, "0000:04:00.0", "amd", 0, "sysfs"), (2, "0000:05:00.0", "0x8086", 0, "sysfs"),
+        (3, "0000:08:00.0", None, 0, "sysfs"),
+    ]
+    assert [w for w in facts["warnings"] if "display devices" in w] == [
+        "sysfs GPUs: left out display devices that are neither from a GPU vendor (0x1002 amd, 0x10de nvidia) nor 3D controllers "
+        "(class 0x0302), such as a BMC's VGA: 0000:02:00.0 (vendor 0x1a03, class 0x030000); 0000:06:00.0 (vendor 0x8086, class 0x030000)"]
 
 
 def test_two_nics_on_32intel64():
     facts = gather(os.path.join(HWLOC, "32intel64-2p8co2t+8ve"), gpu_source="none")
-    assert [(n["name"], n["pci_address"], n["numa_node"], n["numa_source"], n["local_cpus"]) for n in facts["nics"]] == [
-        ("enp96s0f0", "0000:60:00.0", 0, "sysfs", "0-7,16-23"),
-        ("enp96s0f1", "0000:60:00.1", 0, "sysfs", "0-7,16-23"),
+    assert [(n["name"], n["pci_address"], n["driver"], n["numa_node"], n["numa_source"], n["local_cpus"]) for n in facts["nics"]] == [
+        ("enp96s0f0", "0000:60:00.0", "i40e", 0, "sysfs", "0-7,16-23"),
+        ("enp96s0f1", "0000:60:00.1", "i40e", 0, "sysfs", "0-7,16-23"),
     ]
+
+
+def test_nic_without_a_driver_link(h200_copy):
+    link = h200_copy / "sys/devices/pci0000:00/0000:00:03.0/driver"
+    os.remove(str(link))
+    facts = gather(str(h200_copy), gpu_source="none")
+    assert facts["nics"][0]["driver"] is None
+    assert "nic eth0: %s: missing; driver unknown" % link in facts["warnings"]
 
 
 # -- cores, packages, NUMA details ---------------------------------------------
@@ -527,6 +596,49 @@ def test_no_kernel_release(h200_copy):
     facts = gather(str(h200_copy), gpu_source="none")
     assert facts["kernel"] is None
     assert "kernel release unknown: neither /proc/sys/kernel/osrelease nor /proc/version is readable" in facts["warnings"]
+
+
+def cgroup2_machine(tmp_path, own_cgroup, effective):
+    """A cgroup v2 host: proc/self/cgroup names own_cgroup; effective is {cgroup dir: (cpus, mems)} with cpuset files."""
+    root = build_machine(tmp_path, {0: (0, 0, "0"), 1: (0, 1, "1"), 2: (0, 2, "2"), 3: (0, 3, "3")})
+    (tmp_path / "proc/self").mkdir(parents=True)
+    (tmp_path / "proc/self/cgroup").write_text("0::%s\n" % own_cgroup)
+    (tmp_path / "proc/mounts").write_text("cgroup2 /sys/fs/cgroup cgroup2 rw,nosuid,nodev,noexec,relatime 0 0\n")
+    (tmp_path / "sys/fs/cgroup").mkdir(parents=True)
+    (tmp_path / "sys/fs/cgroup/cgroup.controllers").write_text("cpuset cpu io memory pids\n")
+    (tmp_path / ("sys/fs/cgroup" + own_cgroup)).mkdir(parents=True, exist_ok=True)
+    for directory, (cpus, mems) in effective.items():
+        path = tmp_path / ("sys/fs/cgroup" + directory)
+        path.mkdir(parents=True, exist_ok=True)
+        (path / "cpuset.cpus.effective").write_text(cpus + "\n")
+        (path / "cpuset.mems.effective").write_text(mems + "\n")
+    return root
+
+
+def test_cgroup2_leaf_without_cpuset_files_uses_the_nearest_ancestor(tmp_path):
+    # systemd: the service's own cgroup has no cpuset files; the effective set is its parent's (inherited).
+    root = cgroup2_machine(tmp_path, "/system.slice/kubelet.service", {"/": ("0-3", "0"), "/system.slice": ("1-2,7", "0")})
+    facts = gather(root, gpu_source="none")
+    # intersected with the online cpus 0-3, as hwloc does
+    assert facts["allowed"] == {"cpus": "1-2", "mems": "0", "source": "cgroup2:/sys/fs/cgroup/system.slice"}
+    assert not [w for w in facts["warnings"] if "cgroup" in w]
+
+
+def test_cgroup2_leaf_with_cpuset_files_is_read_directly(tmp_path):
+    root = cgroup2_machine(tmp_path, "/kubepods.slice/pod1", {"/": ("0-3", "0"), "/kubepods.slice": ("1-3", "0"),
+                                                            "/kubepods.slice/pod1": ("3", "0")})
+    facts = gather(root, gpu_source="none")
+    assert facts["allowed"] == {"cpus": "3", "mems": "0", "source": "cgroup2:/sys/fs/cgroup/kubepods.slice/pod1"}
+
+
+def test_cgroup2_without_any_cpuset_file_warns_once(tmp_path):
+    root = cgroup2_machine(tmp_path, "/system.slice/kubelet.service", {})
+    facts = gather(root, gpu_source="none")
+    assert facts["allowed"] == {"cpus": "0-3", "mems": "0", "source": None}
+    leaf = tmp_path / "sys/fs/cgroup/system.slice/kubelet.service"
+    assert [w for w in facts["warnings"] if "cgroup" in w] == [
+        "%s: no cgroup from /sys/fs/cgroup/system.slice/kubelet.service up to /sys/fs/cgroup has cpuset.cpus.effective; "
+        "the cgroup restriction is unknown, all online cpus and nodes reported as allowed" % leaf]
 
 
 def test_nul_padded_files(tmp_path):

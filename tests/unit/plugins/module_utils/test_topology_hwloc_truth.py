@@ -139,10 +139,12 @@ def test_cpuset_snapshot_against_the_disallowed_view():
 @pytest.mark.parametrize(
     "name, allowed",
     [
-        ("16amd64-8n2c-cpusets", {"cpus": "0-6,12-15", "mems": "1-4", "source": "cpuset:/dev/cpuset/dummy"}),
+        # the cpuset is intersected with the online cpus, as hwloc does: cpu 4 is offline (cpus file 0-6,12-15)
+        ("16amd64-8n2c-cpusets", {"cpus": "0-3,5-6,12-15", "mems": "1-4", "source": "cpuset:/dev/cpuset/dummy"}),
         ("32amd64-4s2n4c-cgroup2", {"cpus": "0-5", "mems": "0-5", "source": "cgroup2:/cgroup/unified/uid_2008/job_15389/step_0"}),
         ("40intel64-2g2n4c+pci", {"cpus": "0-39", "mems": "0-3", "source": "cpuset:/dev/cpuset/torque/513099.master.cm.cluster"}),
-        ("nvidiagpunumanodes", {"cpus": "0-175", "mems": "0,8,250-255", "source": "cpuset:/sys/fs/cgroup/cpuset/jjh"}),
+        # cpuset.cpus says 0-175, but only 0-15,88-103 are online (and in the snapshot)
+        ("nvidiagpunumanodes", {"cpus": "0-15,88-103", "mems": "0,8,250-255", "source": "cpuset:/sys/fs/cgroup/cpuset/jjh"}),
         ("fakeheteromemtiers", {"cpus": "0-5", "mems": "0-2,4,6,8-9", "source": "cgroup2:/sys/fs/cgroup"}),
         # no cgroup or cpuset at all: everything online is allowed, no source
         ("16em64t-4s2c2t", {"cpus": "0-15", "mems": "0", "source": None}),
@@ -158,3 +160,11 @@ def test_disallowed_cpus_stay_online():
     assert facts["cpus"]["online"] == "0-31"
     assert facts["cpus"]["cores"] == 32
     assert facts["allowed"]["cpus"] == "0-5"
+
+
+@pytest.mark.parametrize("truth_path", _truth_files(), ids=_name)
+def test_allowed_is_within_online(truth_path):
+    """As hwloc: the allowed set is the cgroup's & the online cpus and NUMA nodes (a v1 cpuset.cpus may name absent cpus)."""
+    facts = gather(os.path.join(HWLOC, _name(truth_path)), gpu_source="none")
+    assert set(_cpulist.parse(facts["allowed"]["cpus"])) <= set(_cpulist.parse(facts["cpus"]["online"]))
+    assert set(_cpulist.parse(facts["allowed"]["mems"])) <= {node["id"] for node in facts["numa_nodes"]}

@@ -172,11 +172,52 @@ def test_resolve_follows_relative_links_and_stubs(tmp_path, link):
 
 
 @pytest.mark.parametrize("link", [real_symlink, link_stub], ids=["symlinks", "links-stored-as-files"])
-def test_link_basename_dangling_is_none_with_a_warning(tmp_path, link):
+def test_link_basename_names_a_dangling_link(tmp_path, link):
+    # Snapshots copy the device tree but not /sys/bus/pci/drivers: the link's own text still names the driver.
     make_pci_tree(tmp_path, link)
+    assert _sysfs.resolve(str(tmp_path), "sys/class/net/eth0/device/driver")[0] is None
+    assert _sysfs.link_basename(str(tmp_path), "sys/class/net/eth0/device/driver") == ("virtio-pci", None)
+
+
+@pytest.mark.parametrize("link", [real_symlink, link_stub], ids=["symlinks", "links-stored-as-files"])
+def test_link_basename_missing_link(tmp_path, link):
+    device = make_pci_tree(tmp_path, link)
+    os.remove(str(device / "driver"))
     name, warning = _sysfs.link_basename(str(tmp_path), "sys/class/net/eth0/device/driver")
     assert name is None
-    assert warning == "%s: missing (dangling link)" % (tmp_path / "sys/class/net/eth0/device/driver")
+    assert warning == "%s: missing" % (device / "driver")
+
+
+def test_link_basename_parent_missing(tmp_path):
+    make_pci_tree(tmp_path, real_symlink)
+    name, warning = _sysfs.link_basename(str(tmp_path), "sys/class/net/eth9/device/driver")
+    assert name is None
+    assert warning == "%s: missing (no such file)" % (tmp_path / "sys/class/net/eth9/device")
+
+
+def test_link_basename_of_a_plain_file_is_not_a_link(tmp_path):
+    device = make_pci_tree(tmp_path, link_stub)
+    name, warning = _sysfs.link_basename(str(tmp_path), "sys/class/net/eth0/device/numa_node")
+    assert name is None
+    assert warning == "%s: not a link" % (device / "numa_node")
+
+
+def test_link_basename_target_that_names_nothing(tmp_path):
+    os.makedirs(str(tmp_path / "sys"))
+    os.symlink("../..", str(tmp_path / "sys" / "driver"))
+    assert _sysfs.link_basename(str(tmp_path), "sys/driver") == (None, "%s: link target '../..' names nothing" % (tmp_path / "sys" / "driver"))
+
+
+def test_read_link(tmp_path):
+    os.symlink("../bus/pci/drivers/i40e/", str(tmp_path / "symlink"))
+    write(tmp_path / "stub", "../bus/pci/drivers/i40e\n")
+    write(tmp_path / "plain", "0x030000\n")
+    assert _sysfs.read_link(str(tmp_path / "symlink")) == ("../bus/pci/drivers/i40e/", None)
+    assert _sysfs.read_link(str(tmp_path / "stub")) == ("../bus/pci/drivers/i40e", None)
+    assert _sysfs.read_link(str(tmp_path / "stub"), link_stubs=False) == (None, "%s: not a link" % (tmp_path / "stub"))
+    assert _sysfs.read_link(str(tmp_path / "plain")) == (None, "%s: not a link" % (tmp_path / "plain"))
+    assert _sysfs.read_link(str(tmp_path / "none")) == (None, "%s: missing" % (tmp_path / "none"))
+    assert _sysfs.read_link(str(tmp_path / "plain" / "x")) == (None, "%s: missing (a parent is not a directory)" % (tmp_path / "plain" / "x"))
 
 
 def test_link_basename_existing_target(tmp_path):

@@ -87,6 +87,25 @@ def test_unexpected_os_error_is_reported_with_the_path(capsys, monkeypatch):
     assert result["msg"] == "reading the topology under %s failed: Input/output error (/sys/devices/system/node/node3/meminfo)" % H200
 
 
+def test_unexpected_error_fails_naming_the_root_without_a_traceback(capsys, monkeypatch):
+    def broken(**kwargs):
+        raise RuntimeError("something nobody expected")
+
+    monkeypatch.setattr(topology_facts, "gather", broken)
+    code, result = run_module({"root": H200}, capsys)
+    assert code == 1
+    assert result["failed"] is True
+    assert result["msg"] == "reading the topology under %s failed with an unexpected RuntimeError: something nobody expected" % H200
+    assert result["root"] == H200
+    assert "exception" not in result
+
+
+def test_nic_driver_on_the_h200_snapshot(capsys):
+    code, result = run_module({"root": H200, "gpu_source": "none"}, capsys)
+    assert code == 0
+    assert [(n["name"], n["driver"]) for n in result["ansible_facts"]["numa_gate_topology"]["nics"]] == [("eth0", "virtio-pci")]
+
+
 def test_bad_gpu_source_is_refused(capsys):
     code, result = run_module({"root": H200, "gpu_source": "cuda"}, capsys)
     assert code == 1
