@@ -9,6 +9,8 @@ carrying the module_utils message (it names the value and the rule).
 
 from __future__ import annotations
 
+from decimal import DecimalException
+
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _cpulist
@@ -19,13 +21,14 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _reserva
 def _wrap(name, func, *args, **kwargs):
     try:
         return func(*args, **kwargs)
-    except ValueError as exc:
+    except (ValueError, DecimalException) as exc:
+        # ValueError and its subclasses (PlanError, CpuListError, QuantityError); decimal's errors are ArithmeticErrors.
         raise AnsibleFilterError("%s: %s" % (name, exc))
 
 
-def reservation_plan(topology, policy=None):
-    """Plan kubelet CPU and memory reservations from numa_gate_topology facts."""
-    return _wrap("reservation_plan", _reservation.reservation_plan, topology, policy)
+def reservation_plan(topology, policy=None, base_config=None):
+    """Plan kubelet CPU and memory reservations from numa_gate_topology facts, over the node's kubelet configuration."""
+    return _wrap("reservation_plan", _reservation.reservation_plan, topology, policy, base_config)
 
 
 def cpulist_parse(text):
@@ -49,7 +52,7 @@ def _cpu_ids(name, cpus):
 
 def cpulist_format(cpus):
     """[0, 1, 2, 3, 8] -> '0-3,8'."""
-    return _cpulist.format(_cpu_ids("cpulist_format", cpus))
+    return _wrap("cpulist_format", _cpulist.format, _cpu_ids("cpulist_format", cpus))
 
 
 def cpulist_union(first, *others):

@@ -2,9 +2,9 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The reservation planner: topology facts (schema v1) + policy -> kubelet reservations.
 
-A pure function, deterministic on any machine: the same facts and policy give the
-same plan, whatever order the facts' lists come in. The plan names the reserved CPU
-set (whole physical cores, never offline or isolated CPUs), the per-NUMA
+A pure function, deterministic on any machine: the same facts, policy and base
+configuration give the same plan, whatever order the facts' lists come in. The plan
+names the reserved CPU set (whole physical cores, never offline or isolated CPUs), the per-NUMA
 ``reservedMemory`` that sums exactly to what the kubelet's Node Allocatable expects,
 the kubelet settings that go with them, what stays allocatable on each NUMA node,
 and the reasons for every choice. Anything it cannot plan is refused with a
@@ -34,15 +34,26 @@ What the kubelet expects, read in its source (kubernetes/kubernetes):
   on a node is capped at its memory minus its hugepage pools.
 - Static Memory Manager refuses a zero memory reservation ("you should specify the
   system reserved memory"), and the static CPU Manager a zero CPU reservation.
+
+The plan's ``kubelet_settings`` are written as a drop-in, a JSON merge patch over the
+node's existing configuration (``base_config``: the effective configuration without
+the collection's own drop-in, evictionHard defaults filled in as
+``_kubelet_merge.effective_config`` does). So the planner computes the reservation and
+checks the plan on ``merge_patch(base_config, kubelet_settings)``, the configuration
+the kubelet will really run with, and writes kubeReserved, systemReserved and
+evictionHard only when the policy sets them: a partial policy map merges over the
+node's values, it does not replace them.
 """
 
 from __future__ import annotations
 
 import copy
+from decimal import DecimalException
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _cpulist
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _kubelet_merge
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _kubelet_validation
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._quantity import QuantityError, from_bytes, to_bytes, to_millicpu
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._quantity import from_bytes, to_bytes, to_millicpu
 
 PLAN_SCHEMA_VERSION = 1
 STRATEGIES = ("spread", "compact", "device-aware")
@@ -69,6 +80,9 @@ POLICY_KEYS = ("reserved_cpus", "reserved_cpu_list", "strategy", "kube_reserved"
 # cmd/kubelet/app/server.go parseResourceList: the only resources kube/system reserved may name.
 RESERVABLE_RESOURCES = ("cpu", "memory", "ephemeral-storage", "pid")
 _MEMORY_QUANTA = (1 << 20, 1 << 10, 1)
+# Where a key of the merged configuration came from, in problems and reasons.
+PLAN_ORIGIN = "the plan"
+BASE_ORIGIN = "the node's kubelet configuration"
 
 
 class PlanError(ValueError):
@@ -173,7 +187,7 @@ def _normalize_reserved(name, value):
                 to_millicpu(quantity)
             else:
                 to_bytes(quantity)
-        except QuantityError as exc:
+        except (ValueError, DecimalException) as exc:  # QuantityError, or a number too long to convert
             raise PlanError("policy %s[%s]: %s" % (name, resource, exc))
         if resource == "memory":
             result[resource] = from_bytes(to_bytes(quantity))
@@ -212,6 +226,8 @@ def _normalize_settings(value):
             if not isinstance(gates, dict):
                 raise PlanError("policy kubelet_settings featureGates %r is not a dict of gate: true/false" % (gates,))
             for gate, enabled in gates.items():
+                if not isinstance(gate, str):
+                    raise PlanError("policy kubelet_settings featureGates name %r is not a string" % (gate,))
                 if not isinstance(enabled, bool):
                     raise PlanError("policy kubelet_settings featureGates %s = %r is not true or false" % (gate, enabled))
             settings["featureGates"].update(gates)
@@ -239,7 +255,10 @@ class _Core(object):
 
 
 class _Model(object):
-    """The parts of the topology facts the planner needs, checked and sorted."""
+    """The parts of the topology facts the planner needs, checked and sorted.
+
+    Any malformed part of the facts is a PlanError naming the field, never a TypeError.
+    """
 
     def __init__(self, topology):
         if not isinstance(topology, dict):
@@ -252,16 +271,21 @@ class _Model(object):
         if not isinstance(cpus, dict):
             raise PlanError("topology has no 'cpus' section (online/isolated CPU lists)")
         self.online = frozenset(self._cpus(cpus, "online", required=True))
+        # None: the facts could not read /sys/devices/system/cpu/isolated; _choose_cpus refuses to choose then.
+        self.isolated_unknown = None if cpus.get("isolated") is not None else ("null" if "isolated" in cpus else "missing")
         self.isolated = frozenset(self._cpus(cpus, "isolated")) & self.online
         self.usable_cpus = self.online - self.isolated
         self._read_nodes(topology)
         self._read_cores(topology)
         self._read_devices(topology)
         total = topology.get("memory_bytes")
-        if isinstance(total, int) and not isinstance(total, bool) and total > 0:
+        if total is not None and (isinstance(total, bool) or not isinstance(total, int) or total < 0):
+            raise PlanError("topology memory_bytes %r is not a byte count (MemTotal in bytes, or null)" % (total,))
+        if total:
             self.memory_bytes = total
             self.memory_source = "topology memory_bytes"
         else:
+            # As _kubelet_validation.node_from_topology: MemTotal when the facts have it, else the NUMA sum.
             self.memory_bytes = sum(node["memory_bytes"] for node in self.nodes.values())
             self.memory_source = "the sum of NUMA node memory"
 
@@ -277,22 +301,52 @@ class _Model(object):
         except _cpulist.CpuListError as exc:
             raise PlanError("topology cpus.%s: %s" % (key, exc))
 
+    @staticmethod
+    def _entries(topology, key):
+        """The facts' list ``key`` (absent or null: empty); every entry must be a dict."""
+        entries = topology.get(key)
+        if entries is None:
+            return []
+        if not isinstance(entries, (list, tuple)):
+            raise PlanError("topology %s %r is a %s, expected a list" % (key, entries, type(entries).__name__))
+        for entry in entries:
+            if not isinstance(entry, dict):
+                raise PlanError("topology %s entry %r is a %s, expected a dict" % (key, entry, type(entry).__name__))
+        return entries
+
+    @staticmethod
+    def _numa_ref(key, entry):
+        """An entry's numa_node: an int (any, -1 included, as sysfs writes it) or None."""
+        node = entry.get("numa_node")
+        if node is not None and (isinstance(node, bool) or not isinstance(node, int)):
+            raise PlanError("topology %s entry %r: numa_node %r is not a NUMA node id (an integer, or null when unknown)" % (key, entry, node))
+        return node
+
+    def _cpu_field(self, what, entry):
+        """An entry's cpus, a cpulist string (null: none), restricted to online CPUs."""
+        text = entry.get("cpus")
+        if text is None:
+            return frozenset()
+        try:
+            return frozenset(_cpulist.parse(text)) & self.online
+        except _cpulist.CpuListError as exc:
+            raise PlanError("topology %s cpus: %s" % (what, exc))
+
     def _read_nodes(self, topology):
         self.nodes = {}
         self.cpu_numa = {}
-        for node in topology.get("numa_nodes") or []:
-            node_id = node.get("id")
+        for node in self._entries(topology, "numa_nodes"):
+            if "id" not in node:
+                raise PlanError("topology numa_nodes entry %r has no id" % (node,))
+            node_id = node["id"]
             if isinstance(node_id, bool) or not isinstance(node_id, int) or node_id < 0:
-                raise PlanError("topology numa_nodes entry %r has no valid id" % (node,))
+                raise PlanError("topology numa_nodes entry %r: id %r is not a NUMA node id (a whole number >= 0)" % (node, node_id))
             if node_id in self.nodes:
                 raise PlanError("topology lists NUMA node %d twice" % node_id)
             memory = node.get("memory_bytes")
             if isinstance(memory, bool) or not isinstance(memory, int) or memory < 0:
                 raise PlanError("topology NUMA node %d memory_bytes %r is not a byte count" % (node_id, memory))
-            try:
-                node_cpus = frozenset(_cpulist.parse(node.get("cpus") or "")) & self.online
-            except _cpulist.CpuListError as exc:
-                raise PlanError("topology NUMA node %d cpus: %s" % (node_id, exc))
+            node_cpus = self._cpu_field("NUMA node %d" % node_id, node)
             for cpu in node_cpus:
                 if cpu in self.cpu_numa:
                     raise PlanError("topology puts CPU %d in NUMA nodes %d and %d" % (cpu, self.cpu_numa[cpu], node_id))
@@ -303,14 +357,20 @@ class _Model(object):
 
     def _hugepages(self, node_id, node):
         """Bytes held by the node's hugepage pools (unknown counts are taken as 0, with a warning)."""
-        pools = node.get("hugepages") or {}
+        pools = node.get("hugepages")
+        if pools is None:
+            return 0
+        if not isinstance(pools, dict):
+            raise PlanError("topology NUMA node %d hugepages %r is a %s, expected a dict of '<N>kB' pools" % (node_id, pools, type(pools).__name__))
         total = 0
         for size in sorted(pools, key=str):
             text = str(size)
             if not text.endswith("kB") or not text[:-2].isdigit():
                 raise PlanError("topology NUMA node %d hugepages size %r is not '<N>kB'" % (node_id, size))
             pool = pools[size]
-            count = pool.get("total") if isinstance(pool, dict) else None
+            if pool is not None and not isinstance(pool, dict):
+                raise PlanError("topology NUMA node %d hugepages %s %r is not a dict with a 'total' page count" % (node_id, text, pool))
+            count = pool.get("total") if pool is not None else None
             if count is None:
                 self.warnings.append("NUMA node %d hugepages %s total is unknown; taken as 0 pages" % (node_id, text))
                 continue
@@ -322,14 +382,15 @@ class _Model(object):
     def _read_cores(self, topology):
         self.cores = {}
         self.cpu_core = {}
-        entries = topology.get("cores") or []
+        entries = self._entries(topology, "cores")
         for entry in entries:
-            try:
-                core_cpus = frozenset(_cpulist.parse(entry.get("cpus") or "")) & self.online
-            except _cpulist.CpuListError as exc:
-                raise PlanError("topology cores entry %r: %s" % (entry, exc))
+            core_cpus = self._cpu_field("cores entry %r" % (entry,), entry)
+            numa = self._numa_ref("cores", entry)
+            package = entry.get("package")
+            if package is not None and (isinstance(package, bool) or not isinstance(package, int)):
+                raise PlanError("topology cores entry %r: package %r is not a package id (an integer, or null when unknown)" % (entry, package))
             if core_cpus:
-                self._add_core(core_cpus, entry.get("numa_node"), entry.get("package"))
+                self._add_core(core_cpus, numa, package)
         missing = sorted(self.online - frozenset(self.cpu_core))
         if missing:
             if entries:
@@ -353,9 +414,7 @@ class _Model(object):
         nodes = set(self.cpu_numa.get(cpu) for cpu in core_cpus)
         if numa is None or numa not in self.nodes:
             numa = nodes.pop() if len(nodes) == 1 else None
-        if isinstance(package, bool) or not isinstance(package, int):
-            package = 0
-        core = _Core(core_cpus, numa, package, usable=numa is not None and not core_cpus & self.isolated)
+        core = _Core(core_cpus, numa, package or 0, usable=numa is not None and not core_cpus & self.isolated)
         self.cores[core.id] = core
         for cpu in core_cpus:
             self.cpu_core[cpu] = core.id
@@ -366,10 +425,10 @@ class _Model(object):
         self.unplaced_devices = []
         for kind, key, field in (("gpu", "gpus", "pci_address"), ("nic", "nics", "name")):
             target = self.gpus if kind == "gpu" else self.nics
-            for device in topology.get(key) or []:
+            for device in self._entries(topology, key):
                 label = device.get(field) or device.get("pci_address") or device.get("name") or "?"
-                node = device.get("numa_node")
-                if isinstance(node, int) and not isinstance(node, bool) and node in self.nodes:
+                node = self._numa_ref(key, device)
+                if node in self.nodes:
                     target[node].append(str(label))
                 else:
                     self.unplaced_devices.append("%s %s" % (kind, label))
@@ -420,8 +479,39 @@ class _Selection(object):
             self.left[core.numa] -= 1
             self.need -= len(core.cpus)
 
+    def release(self, core):
+        self.cores.remove(core)
+        self.taken.discard(core.id)
+        self.left[core.numa] += 1
+        self.need += len(core.cpus)
+
     def cpus(self):
         return sorted(cpu for core in self.cores for cpu in core.cpus)
+
+
+def _keep_smallest(selection, node_ids, reasons):
+    """When a strategy stops short, let each full node keep its smallest whole core instead.
+
+    A strategy stops on a node once one usable core is left there; when cores differ in
+    size (an SMT sibling offline), the core left may be larger than one it took. Swapping
+    them reserves more CPUs, and keeping the smallest core of every node is the most that
+    can be reserved, so the plan is refused only when even that is too little.
+    """
+    for node_id in node_ids:
+        if selection.need <= 0:
+            return
+        left = [core for core in selection.model.usable_cores(node_id) if core.id not in selection.taken]
+        taken = [core for core in selection.cores if core.numa == node_id]
+        if len(left) != 1 or not taken:
+            continue
+        smallest = min(taken, key=lambda core: (len(core.cpus), core.id))
+        if len(smallest.cpus) >= len(left[0].cpus):
+            continue
+        selection.release(smallest)
+        selection.take(left)
+        reasons.append("NUMA node %d keeps core %d (CPUs %s) allocatable instead of core %d (CPUs %s): it has fewer online CPUs, and the "
+                       "reservation did not fit otherwise"
+                       % (node_id, smallest.id, _cpulist.format(smallest.cpus), left[0].id, _cpulist.format(left[0].cpus)))
 
 
 def _spread(selection, node_ids):
@@ -552,7 +642,13 @@ def _unique(items):
 def _choose_cpus(model, policy, reasons, warnings):
     """Return the reserved cores (a _Selection) following the policy."""
     if policy["reserved_cpu_list"] is not None:
+        if model.isolated_unknown:
+            warnings.append("isolated CPUs unknown (cpus.isolated is %s): reserved_cpu_list %s is not checked against isolated CPUs"
+                            % (model.isolated_unknown, policy["reserved_cpu_list"]))
         return _explicit(model, policy["reserved_cpu_list"], reasons)
+    if model.isolated_unknown:
+        raise PlanError("isolated CPUs unknown (cpus.isolated is %s): refusing to choose reserved CPUs that might be isolated; "
+                        "fix the facts or give reserved_cpu_list" % model.isolated_unknown)
     count = policy["reserved_cpus"]
     strategy = policy["strategy"]
     if isinstance(count, dict):
@@ -566,6 +662,8 @@ def _choose_cpus(model, policy, reasons, warnings):
         reasons.append("strategy spread: whole cores spread evenly over NUMA nodes %s, lowest cores first" % _ids(model.cpu_nodes()))
     else:
         _device_aware(model, selection, reasons, warnings)
+    if selection.need > 0:
+        _keep_smallest(selection, model.cpu_nodes(), reasons)
     if selection.need > 0:
         raise PlanError(_shortage(model, "reserved_cpus %d" % count, count))
     return selection
@@ -613,7 +711,9 @@ def _per_node(model, counts, strategy, reasons):
                     break
                 selection.take([core])
         if selection.need > 0:
-            reservable = cores[:-1]
+            _keep_smallest(selection, [node_id], reasons)
+        if selection.need > 0:
+            reservable = sorted(cores, key=lambda core: len(core.cpus))[1:]
             raise PlanError("policy reserved_cpus asks %d CPUs on NUMA node %d, but only %d whole cores (%d CPUs) of its %d can be reserved "
                             "while keeping one whole core allocatable there"
                             % (count, node_id, len(reservable), sum(len(core.cpus) for core in reservable), len(cores)))
@@ -672,11 +772,51 @@ def _ids(ids):
 # ---------------------------------------------------------------- memory
 
 
-def _memory_config(policy):
-    config = {"kubeReserved": dict(policy["kube_reserved"]), "systemReserved": dict(policy["system_reserved"])}
-    if policy["eviction_hard"] is not None:
-        config["evictionHard"] = dict(policy["eviction_hard"])
-    return config
+def _base_config(base_config):
+    """The node's kubelet configuration the plan is merged over (None: a bare one, kubelet defaults)."""
+    if base_config is None:
+        return _kubelet_merge.effective_config({"apiVersion": _kubelet_merge.API_VERSION, "kind": _kubelet_merge.KIND}, [])
+    if not isinstance(base_config, dict):
+        raise PlanError("base_config %r is a %s, expected the node's effective kubelet configuration (a dict, as "
+                        "_kubelet_merge.effective_config returns it)" % (base_config, type(base_config).__name__))
+    return base_config
+
+
+def _over_base(base, settings):
+    """merge_patch(base, settings), as the kubelet merges the drop-in, remembering where each key came from."""
+    merged = _kubelet_merge.merge_patch(base, settings)
+    base_origin = getattr(base, "origin_of", None)
+    origins = {}
+    pending = [((), merged, settings)]
+    while pending:
+        where, value, patch = pending.pop()
+        for key, item in value.items():
+            path = where + (key,)
+            planned = isinstance(patch, dict) and key in patch
+            if planned:
+                origins[path] = PLAN_ORIGIN
+            else:
+                origins[path] = (base_origin(path) if callable(base_origin) else None) or BASE_ORIGIN
+            if isinstance(item, dict):
+                pending.append((path, item, patch[key] if planned else None))
+    return _kubelet_merge.EffectiveConfig(merged, origins)
+
+
+def _origin(merged, path):
+    """Where a key of the merged configuration came from, for the reasons; None when it is not set."""
+    value = merged
+    for key in path:
+        if not isinstance(value, dict) or key not in value:
+            return None
+        value = value[key]
+    origin = merged.origin_of(path)
+    if origin == PLAN_ORIGIN:
+        return "policy"
+    if origin == _kubelet_merge.DEFAULT_ORIGIN:
+        return "kubelet default"
+    if origin in (None, BASE_ORIGIN):
+        return "node config"
+    return "node config %s" % origin
 
 
 def _largest_remainder(total_units, weights):
@@ -723,49 +863,79 @@ def _place_memory(model, total, cpus_by_node):
     return {}  # not reached: the last quantum returns
 
 
-def _memory(model, policy, cpus_by_node, reasons, warnings):
-    """Return (evictionHard to write, {numa: reserved memory bytes})."""
-    config = _memory_config(policy)
+def _memory_parts(merged, effective):
+    """'kubeReserved memory 256Mi (policy)' and the like: each part of the reservation and where it came from."""
+    parts = []
+    for key in ("kubeReserved", "systemReserved"):
+        origin = _origin(merged, (key, "memory"))
+        parts.append("%s memory %s (%s)" % (key, merged[key]["memory"], origin) if origin else "%s memory 0 (not set)" % key)
+    threshold = effective.get("memory.available", "0")
+    origin = _origin(merged, ("evictionHard", "memory.available"))
+    if merged.get("experimentalNodeAllocatableIgnoreEvictionThreshold"):
+        origin = "not counted: experimentalNodeAllocatableIgnoreEvictionThreshold is set"
+    elif origin is None:
+        hard = merged.get("evictionHard")
+        origin = "kubelet default" if hard is None or threshold != "0" else "not set: evictionHard omits it, so no threshold"
+    parts.append("evictionHard memory.available %s (%s)" % (threshold, origin))
+    return parts
+
+
+def _memory(model, merged, cpus_by_node, reasons, warnings):
+    """Return {numa: reserved memory bytes} for the merged configuration (the plan over the node's)."""
     try:
-        effective = _kubelet_validation.effective_eviction_hard(config)
-        total = _kubelet_validation.reserved_memory_total(config, model.memory_bytes)
-    except ValueError as exc:
-        raise PlanError("policy memory reservation: %s" % exc)
+        effective = _kubelet_validation.effective_eviction_hard(merged)
+        total = _kubelet_validation.reserved_memory_total(merged, model.memory_bytes)
+    except (ValueError, DecimalException) as exc:
+        raise PlanError("memory reservation (the policy merged over the node's kubelet configuration): %s" % exc)
+    parts = _memory_parts(merged, effective)
     if total <= 0:
-        raise PlanError("kubeReserved + systemReserved + evictionHard memory.available reserve no memory; the Memory Manager Static "
-                        "policy needs a non-zero reservation (\"you should specify the system reserved memory\")")
+        raise PlanError("kubeReserved + systemReserved + evictionHard memory.available reserve no memory (%s); the Memory Manager Static "
+                        "policy needs a non-zero reservation (\"you should specify the system reserved memory\")" % ", ".join(parts))
     threshold = effective.get("memory.available", "0")
     if str(threshold).endswith("%"):
         warnings.append("evictionHard memory.available %s is resolved against %d bytes (%s); the kubelet uses its own memory capacity"
                         % (threshold, model.memory_bytes, model.memory_source))
     placed = _place_memory(model, total, cpus_by_node)
-    reasons.append("reservedMemory memory %s (%d bytes) = kubeReserved %s + systemReserved %s + evictionHard memory.available %s, placed on "
-                   "NUMA nodes %s in proportion to the reserved CPUs there" % (
-                       from_bytes(total), total, policy["kube_reserved"].get("memory", "0"), policy["system_reserved"].get("memory", "0"),
-                       threshold, ", ".join("%d: %s" % (node_id, from_bytes(amount)) for node_id, amount in placed.items())))
+    reasons.append("reservedMemory memory %s (%d bytes) = %s, placed on NUMA nodes %s in proportion to the reserved CPUs there" % (
+        from_bytes(total), total, " + ".join(parts), ", ".join("%d: %s" % (node_id, from_bytes(amount)) for node_id, amount in placed.items())))
     if set(placed) - set(cpus_by_node):
         reasons.append("reservedMemory overflowed to NUMA nodes %s without reserved CPUs: the nodes with reserved CPUs have too little memory"
                        % _ids(sorted(set(placed) - set(cpus_by_node))))
-    if policy["eviction_hard"] is None:
-        # Written out in full so that the plan does not depend on what the base configuration sets.
-        eviction = _kubelet_validation.effective_eviction_hard({})
-    else:
-        # As given: the kubelet zeroes the omitted signals itself, and refuses a written "0".
-        eviction = policy["eviction_hard"]
-        omitted = sorted(set(_kubelet_validation.effective_eviction_hard({})) - set(eviction))
-        if omitted:
-            reasons.append("evictionHard is set, so the default signals it omits (%s) are zero: no threshold, nothing reserved for them"
-                           % ", ".join(omitted))
-    return dict(sorted(eviction.items())), placed
+    return placed
 
 
-def _self_check(model, settings):
-    """The planned settings must pass the kubelet's own rules (_kubelet_validation.validate) on this node."""
-    node = {"online_cpus": _cpulist.format(model.online), "memory_bytes": model.memory_bytes,
-            "numa_nodes": {node_id: node["memory_bytes"] for node_id, node in model.nodes.items()}}
+def _eviction_reasons(policy, merged, reasons):
+    """Say what a policy's partial evictionHard does once merged, and which default signals end up with no threshold."""
+    hard = merged.get("evictionHard")
+    given = policy["eviction_hard"]
+    if given is not None and isinstance(hard, dict):
+        kept = sorted("%s %s" % (signal, value) for signal, value in hard.items() if signal not in given)
+        if kept:
+            reasons.append("evictionHard from the policy (%s) merges over the node's thresholds, which stay: %s"
+                           % (", ".join(sorted(given)) or "nothing", ", ".join(kept)))
+    zeroed = sorted(signal for signal, value in _kubelet_validation.effective_eviction_hard(merged).items() if value == "0")
+    if zeroed:
+        reasons.append("evictionHard in the merged configuration omits the default signals %s, so the kubelet applies no threshold for "
+                       "them (it fills in defaults only when the main file sets no evictionHard)" % ", ".join(zeroed))
+
+
+def _cpu_override_warnings(policy, merged, count, warnings):
+    for key, name in (("kubeReserved", "kube_reserved"), ("systemReserved", "system_reserved")):
+        if "cpu" in policy[name]:
+            # cmd/kubelet/app/server.go: with reservedSystemCPUs set, the kubelet drops kubeReserved cpu and sets
+            # systemReserved cpu to the size of the reserved set.
+            warnings.append("policy %s cpu %s is overridden by reservedSystemCPUs (the kubelet then reserves %d CPUs)"
+                            % (name, policy[name]["cpu"], count))
+        elif _origin(merged, (key, "cpu")):
+            warnings.append("%s cpu %s (%s) is overridden by reservedSystemCPUs (the kubelet then reserves %d CPUs)"
+                            % (key, merged[key]["cpu"], _origin(merged, (key, "cpu")), count))
+
+
+def _self_check(topology, merged):
+    """The plan merged over the node's configuration must pass the kubelet's own rules (_kubelet_validation.validate)."""
     try:
-        problems = _kubelet_validation.validate(settings, node)
-    except ValueError as exc:
+        problems = _kubelet_validation.validate(merged, _kubelet_validation.node_from_topology(topology))
+    except (ValueError, DecimalException) as exc:
         raise PlanError("the planned kubelet settings cannot be checked: %s" % exc)
     if problems:
         raise PlanError("the planned kubelet settings break the kubelet's rules: %s" % "; ".join(str(problem) for problem in problems))
@@ -774,9 +944,15 @@ def _self_check(model, settings):
 # ---------------------------------------------------------------- the plan
 
 
-def reservation_plan(topology, policy=None):
-    """Plan the kubelet reservations for one node. See the module docstring."""
+def reservation_plan(topology, policy=None, base_config=None):
+    """Plan the kubelet reservations for one node. See the module docstring.
+
+    ``base_config``: the node's effective kubelet configuration without the collection's
+    drop-in (``_kubelet_merge.effective_config``, evictionHard defaults filled in); None
+    means a node with no configuration of its own, so the kubelet's defaults apply.
+    """
     policy = normalize_policy(policy)
+    base = _base_config(base_config)
     model = _Model(topology)
     reasons = []
     warnings = list(model.warnings)
@@ -793,23 +969,21 @@ def reservation_plan(topology, policy=None):
     for core in selection.cores:
         by_node.setdefault(core.numa, set()).update(core.cpus)
     cpus_by_node = {node_id: len(cpus) for node_id, cpus in by_node.items()}
-    for name in ("kube_reserved", "system_reserved"):
-        if "cpu" in policy[name]:
-            # cmd/kubelet/app/server.go: with reservedSystemCPUs set, the kubelet drops kubeReserved cpu and sets
-            # systemReserved cpu to the size of the reserved set.
-            warnings.append("policy %s cpu %s is overridden by reservedSystemCPUs (the kubelet then reserves %d CPUs)"
-                            % (name, policy[name]["cpu"], len(reserved)))
-    eviction, memory = _memory(model, policy, cpus_by_node, reasons, warnings)
     settings = copy.deepcopy(policy["kubelet_settings"])  # no object shared with "policy" (YAML dumps would alias it)
-    settings.update({
-        "evictionHard": eviction,
-        "kubeReserved": dict(policy["kube_reserved"]),
-        "reservedMemory": [{"numaNode": node_id, "limits": {"memory": from_bytes(amount)}} for node_id, amount in memory.items()],
-        "reservedSystemCPUs": _cpulist.format(reserved),
-        "systemReserved": dict(policy["system_reserved"]),
-    })
+    settings["reservedSystemCPUs"] = _cpulist.format(reserved)
+    # Only what the policy sets: the drop-in merges over the node's own values, which must stay.
+    for key, name in (("kubeReserved", "kube_reserved"), ("systemReserved", "system_reserved")):
+        if policy[name]:
+            settings[key] = dict(policy[name])
+    if policy["eviction_hard"] is not None:
+        settings["evictionHard"] = dict(policy["eviction_hard"])
+    merged = _over_base(base, settings)
+    _cpu_override_warnings(policy, merged, len(reserved), warnings)
+    memory = _memory(model, merged, cpus_by_node, reasons, warnings)
+    _eviction_reasons(policy, merged, reasons)
+    settings["reservedMemory"] = [{"numaNode": node_id, "limits": {"memory": from_bytes(amount)}} for node_id, amount in memory.items()]
     settings = dict(sorted(settings.items()))
-    _self_check(model, settings)
+    _self_check(topology, _over_base(base, settings))
     return {
         "kubelet_settings": settings,
         "reserved": {

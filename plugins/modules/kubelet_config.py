@@ -58,7 +58,7 @@ options:
       - C(absent) removes the collection's drop-in (O(mode=dropin)) or restores the main file from its baseline, the
         bytes it had before this collection first wrote it, checked against their sha256 (O(mode=main)); fails when there
         is no baseline. A removal is never blocked by other drop-ins that do not parse or by rules the remaining
-        configuration breaks: those are warnings.
+        configuration breaks, which are reported as warnings.
     type: str
     choices: [present, absent]
     default: present

@@ -1,10 +1,14 @@
 """Unit tests for the gpusmith.numa_gate filters (plugins/filter/numa_gate.py)."""
 
+from decimal import InvalidOperation
+
 import pytest
 
 from ansible.errors import AnsibleFilterError
 
+from ansible_collections.gpusmith.numa_gate.plugins.filter import numa_gate
 from ansible_collections.gpusmith.numa_gate.plugins.filter.numa_gate import FilterModule
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _kubelet_merge
 
 FILTERS = FilterModule().filters()
 
@@ -33,6 +37,18 @@ def test_reservation_plan_filter():
     assert plan["kubelet_settings"]["reservedMemory"] == [{"numaNode": 1, "limits": {"memory": "1124Mi"}}]
     assert plan["reserved"]["memory_bytes"] == {"1": 1178599424}
     assert FILTERS["reservation_plan"](machine()) == FILTERS["reservation_plan"](machine(), {})
+
+
+def test_reservation_plan_filter_with_the_node_config():
+    # facts | reservation_plan(policy, base_config): the node's own systemReserved and evictionHard are counted, not rewritten.
+    node = _kubelet_merge.effective_config({"apiVersion": "kubelet.config.k8s.io/v1beta1", "kind": "KubeletConfiguration",
+                                            "systemReserved": {"memory": "1Gi"}, "evictionHard": {"memory.available": "200Mi"}}, [])
+    plan = FILTERS["reservation_plan"](machine(), {"kube_reserved": {"memory": "100Mi"}}, dict(node))
+    assert plan["kubelet_settings"]["reservedMemory"] == [{"numaNode": 1, "limits": {"memory": "1324Mi"}}]
+    assert "systemReserved" not in plan["kubelet_settings"] and "evictionHard" not in plan["kubelet_settings"]
+    assert FILTERS["reservation_plan"](machine(), {}, None) == FILTERS["reservation_plan"](machine())
+    with pytest.raises(AnsibleFilterError, match=r"^reservation_plan: base_config 'x' is a str"):
+        FILTERS["reservation_plan"](machine(), {}, "x")
 
 
 def test_reservation_plan_filter_errors():
@@ -72,6 +88,24 @@ def test_filter_errors_name_the_value(name, args, message):
     with pytest.raises(AnsibleFilterError) as err:
         FILTERS[name](*args)
     assert str(err.value) == message
+
+
+def test_decimal_errors_become_filter_errors(monkeypatch):
+    # decimal's errors are ArithmeticErrors, not ValueErrors; the filters must still turn them into AnsibleFilterError.
+    def broken(value):
+        raise InvalidOperation([InvalidOperation])
+
+    monkeypatch.setattr(numa_gate._quantity, "to_bytes", broken)
+    with pytest.raises(AnsibleFilterError, match=r"^quantity_to_bytes: "):
+        FILTERS["quantity_to_bytes"]("1Gi")
+
+
+def test_malformed_facts_become_filter_errors():
+    facts = machine()
+    facts["cores"].append("core 9")
+    with pytest.raises(AnsibleFilterError) as err:
+        FILTERS["reservation_plan"](facts)
+    assert str(err.value) == "reservation_plan: topology cores entry 'core 9' is a str, expected a dict"
 
 
 def test_cpulist_union_and_difference():

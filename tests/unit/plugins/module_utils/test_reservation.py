@@ -9,6 +9,7 @@ import random
 
 import pytest
 
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _kubelet_merge
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _kubelet_validation
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _topology
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._reservation import PlanError, normalize_policy, reservation_plan
@@ -16,8 +17,8 @@ from ansible_collections.gpusmith.numa_gate.tests.unit import shared_paths
 
 GI = 1 << 30
 MI = 1 << 20
-DEFAULT_EVICTION = {"imagefs.available": "15%", "imagefs.inodesFree": "5%", "memory.available": "100Mi",
-                    "nodefs.available": "10%", "nodefs.inodesFree": "5%"}
+MAIN = {"apiVersion": "kubelet.config.k8s.io/v1beta1", "kind": "KubeletConfiguration"}
+DROPIN = "/etc/kubernetes/kubelet.conf.d/50-numa-gate.conf"
 
 
 def machine(nodes=2, cores=4, smt=2, packages=None, isolated="", memory=8 * GI, gpus=(), nics=(), hugepages=None):
@@ -51,6 +52,16 @@ def machine(nodes=2, cores=4, smt=2, packages=None, isolated="", memory=8 * GI, 
 
 def node_of(facts):
     return {"online_cpus": facts["cpus"]["online"], "numa_nodes": {n["id"]: n["memory_bytes"] for n in facts["numa_nodes"]}}
+
+
+def base(**keys):
+    """The node's effective configuration from a main file with ``keys`` (kubelet defaults filled in)."""
+    return _kubelet_merge.effective_config(dict(MAIN, **keys), [], main_path="/var/lib/kubelet/config.yaml")
+
+
+def module_view(main_keys, plan):
+    """What the kubelet_config module validates: the main file, then the plan as its drop-in."""
+    return _kubelet_merge.effective_config(dict(MAIN, **main_keys), [(DROPIN, dict(MAIN, **plan["kubelet_settings"]))])
 
 
 # ------------------------------------------------------------------ strategies
@@ -167,16 +178,16 @@ def test_real_h200_host_default_plan():
 
 def test_default_plan_in_full():
     plan = reservation_plan(machine())
+    # The plan used to write evictionHard in full (the kubelet defaults) and empty kubeReserved/systemReserved. As a
+    # drop-in that silently replaced an operator's own eviction thresholds in the main file; it now writes only what
+    # the policy sets, and the 100Mi default comes from the node's configuration (here: none, so the kubelet default).
     assert plan == {
         "kubelet_settings": {
             "cpuManagerPolicy": "static",
-            "evictionHard": DEFAULT_EVICTION,
             "featureGates": {"PodLevelResourceManagers": True, "PodLevelResources": True},
-            "kubeReserved": {},
             "memoryManagerPolicy": "Static",
             "reservedMemory": [{"numaNode": 0, "limits": {"memory": "100Mi"}}],
             "reservedSystemCPUs": "0,8",
-            "systemReserved": {},
             "topologyManagerPolicy": "single-numa-node",
             "topologyManagerScope": "pod",
         },
@@ -189,8 +200,8 @@ def test_default_plan_in_full():
         },
         "reasons": [
             "strategy device-aware: no NUMA node has a GPU or NIC; spread over NUMA nodes 0, 1",
-            "reservedMemory memory 100Mi (104857600 bytes) = kubeReserved 0 + systemReserved 0 + evictionHard memory.available 100Mi, "
-            "placed on NUMA nodes 0: 100Mi in proportion to the reserved CPUs there",
+            "reservedMemory memory 100Mi (104857600 bytes) = kubeReserved memory 0 (not set) + systemReserved memory 0 (not set) + "
+            "evictionHard memory.available 100Mi (kubelet default), placed on NUMA nodes 0: 100Mi in proportion to the reserved CPUs there",
         ],
         "warnings": [],
         "policy": {
@@ -201,7 +212,8 @@ def test_default_plan_in_full():
         },
         "schema_version": 1,
     }
-    assert _kubelet_validation.validate(plan["kubelet_settings"], node_of(machine())) == []
+    assert _kubelet_validation.validate(module_view({}, plan), node_of(machine())) == []
+    assert reservation_plan(machine(), None, base()) == plan
 
 
 def test_plan_is_the_same_for_shuffled_facts():
@@ -228,7 +240,8 @@ def test_more_than_8_numa_nodes_needs_the_topology_manager_option():
     facts = _topology.gather(os.path.join(shared_paths.HWLOC, "256ia64-64n2s2c"), gpu_source="none")
     with pytest.raises(PlanError) as err:
         reservation_plan(facts)
-    assert str(err.value) == ("the planned kubelet settings break the kubelet's rules: <config>: topologyManagerPolicy: unsupported on "
+    # The problem names its source: "the plan" for the planned keys, the node's file for the keys of its configuration.
+    assert str(err.value) == ("the planned kubelet settings break the kubelet's rules: the plan: topologyManagerPolicy: unsupported on "
                               "machines with more than 8 NUMA Nodes (this node has 64 NUMA nodes; set "
                               "topologyManagerPolicyOptions.max-allowable-numa-nodes: \"64\")")
     plan = reservation_plan(facts, {"kubelet_settings": {"topologyManagerPolicyOptions": {"max-allowable-numa-nodes": "64"}}})
@@ -355,19 +368,103 @@ def test_percentage_eviction_uses_the_kubelet_float32_arithmetic():
     assert plan["reserved"]["memory_bytes"]["0"] == _kubelet_validation.reserved_memory_total({"evictionHard": {"memory.available": "10%"}}, 16 * GI)
 
 
-def test_partial_eviction_hard_zeroes_the_omitted_signals():
+def test_partial_eviction_hard_merges_over_the_node_thresholds():
+    # This test used to expect memory.available zeroed (1Gi reserved). That holds only for a *main file* that sets
+    # evictionHard partially (the kubelet then fills in no defaults). The plan is a drop-in, merged over the main file
+    # after the defaults are filled in, so the default memory.available 100Mi stays and is reserved.
     plan = reservation_plan(machine(), {"system_reserved": {"memory": "1Gi"}, "eviction_hard": {"nodefs.available": "10%"}})
-    assert plan["reserved"]["memory_bytes"] == {"0": GI}
+    assert plan["reserved"]["memory_bytes"] == {"0": GI + 100 * MI}
     assert plan["kubelet_settings"]["evictionHard"] == {"nodefs.available": "10%"}
-    assert ("evictionHard is set, so the default signals it omits (imagefs.available, imagefs.inodesFree, memory.available, "
-            "nodefs.inodesFree) are zero: no threshold, nothing reserved for them") in plan["reasons"]
+    assert ("evictionHard from the policy (nodefs.available) merges over the node's thresholds, which stay: imagefs.available 15%, "
+            "imagefs.inodesFree 5%, memory.available 100Mi, nodefs.inodesFree 5%") in plan["reasons"]
+    assert _kubelet_validation.validate(module_view({}, plan), node_of(machine())) == []
+
+
+def test_partial_eviction_hard_merges_over_the_node_own_thresholds():
+    node = base(evictionHard={"memory.available": "300Mi", "nodefs.available": "15%"})
+    plan = reservation_plan(machine(), {"eviction_hard": {"nodefs.available": "5%"}}, node)
+    assert plan["reserved"]["memory_bytes"] == {"0": 300 * MI}
+    assert plan["kubelet_settings"]["evictionHard"] == {"nodefs.available": "5%"}
+    assert "evictionHard memory.available 300Mi (node config /var/lib/kubelet/config.yaml)" in plan["reasons"][1]
+    assert _kubelet_validation.validate(module_view({"evictionHard": {"memory.available": "300Mi", "nodefs.available": "15%"}}, plan),
+                                        node_of(machine())) == []
+
+
+def test_partial_eviction_hard_in_the_main_file_zeroes_the_omitted_signals():
+    # The main file sets evictionHard without memory.available: the kubelet fills in no defaults, so nothing is reserved for it.
+    plan = reservation_plan(machine(), {"system_reserved": {"memory": "1Gi"}}, base(evictionHard={"nodefs.available": "10%"}))
+    assert plan["reserved"]["memory_bytes"] == {"0": GI}
+    assert "evictionHard" not in plan["kubelet_settings"]
+    assert ("evictionHard in the merged configuration omits the default signals imagefs.available, imagefs.inodesFree, memory.available, "
+            "nodefs.inodesFree, so the kubelet applies no threshold for them (it fills in defaults only when the main file sets no "
+            "evictionHard)") in plan["reasons"]
 
 
 def test_no_memory_reservation_is_refused():
+    # A drop-in cannot zero memory.available any more (it merges over the defaults); a main file without it can.
     with pytest.raises(PlanError) as err:
-        reservation_plan(machine(), {"eviction_hard": {"nodefs.available": "10%"}})
-    assert str(err.value) == ("kubeReserved + systemReserved + evictionHard memory.available reserve no memory; the Memory Manager Static "
-                              "policy needs a non-zero reservation (\"you should specify the system reserved memory\")")
+        reservation_plan(machine(), {"eviction_hard": {"nodefs.available": "10%"}}, base(evictionHard={"nodefs.available": "10%"}))
+    assert str(err.value) == ("kubeReserved + systemReserved + evictionHard memory.available reserve no memory (kubeReserved memory 0 "
+                              "(not set), systemReserved memory 0 (not set), evictionHard memory.available 0 (not set: evictionHard omits "
+                              "it, so no threshold)); the Memory Manager Static policy needs a non-zero reservation (\"you should specify "
+                              "the system reserved memory\")")
+
+
+# ------------------------------------------------------------------ the node's existing configuration (base_config)
+
+
+def test_existing_reservations_in_the_main_file_are_counted():
+    node = base(kubeReserved={"cpu": "1", "memory": "1Gi"}, systemReserved={"memory": "512Mi"})
+    plan = reservation_plan(machine(), {"kube_reserved": {"memory": "256Mi"}}, node)
+    # kubeReserved.memory from the policy replaces the node's 1Gi (the maps merge key by key); systemReserved stays.
+    assert plan["reserved"]["memory_bytes"] == {"0": (256 + 512 + 100) * MI}
+    assert plan["kubelet_settings"]["kubeReserved"] == {"memory": "256Mi"}
+    assert "systemReserved" not in plan["kubelet_settings"]
+    assert plan["reasons"][1] == ("reservedMemory memory 868Mi (910163968 bytes) = kubeReserved memory 256Mi (policy) + systemReserved "
+                                  "memory 512Mi (node config /var/lib/kubelet/config.yaml) + evictionHard memory.available 100Mi (kubelet "
+                                  "default), placed on NUMA nodes 0: 868Mi in proportion to the reserved CPUs there")
+    assert plan["warnings"] == ["kubeReserved cpu 1 (node config /var/lib/kubelet/config.yaml) is overridden by reservedSystemCPUs "
+                                "(the kubelet then reserves 2 CPUs)"]
+    main = {"kubeReserved": {"cpu": "1", "memory": "1Gi"}, "systemReserved": {"memory": "512Mi"}}
+    assert _kubelet_validation.validate(module_view(main, plan), node_of(machine())) == []
+
+
+def test_a_plain_dict_base_config_is_the_node_config():
+    # From a playbook the base arrives as a plain dict (no file origins).
+    plan = reservation_plan(machine(), {}, dict(base(systemReserved={"memory": "1Gi"})))
+    assert "systemReserved memory 1Gi (node config)" in plan["reasons"][1]
+    assert plan["reserved"]["memory_bytes"] == {"0": GI + 100 * MI}
+
+
+def test_base_config_that_breaks_the_rules_with_the_plan_is_refused():
+    with pytest.raises(PlanError) as err:
+        reservation_plan(machine(), {}, base(systemReservedCgroup="/system.slice"))
+    assert str(err.value) == ("the planned kubelet settings break the kubelet's rules: the plan: reservedSystemCPUs: invalid configuration: "
+                              "can't use reservedSystemCPUs (--reserved-cpus) with systemReservedCgroup (--system-reserved-cgroup) or "
+                              "kubeReservedCgroup (--kube-reserved-cgroup)")
+    with pytest.raises(PlanError) as err:
+        reservation_plan(machine(), {}, base(kubeReserved={"hugepages-2Mi": "4Mi"}))
+    assert str(err.value) == ("memory reservation (the policy merged over the node's kubelet configuration): /var/lib/kubelet/config.yaml: "
+                              "kubeReserved.hugepages-2Mi: cannot reserve \"hugepages-2Mi\" resource (only cpu, memory, ephemeral-storage, "
+                              "pid can be reserved here)")
+
+
+def test_base_config_must_be_a_dict():
+    with pytest.raises(PlanError, match=r"^base_config \['x'\] is a list, expected the node's effective kubelet configuration"):
+        reservation_plan(machine(), {}, ["x"])
+
+
+def test_percentages_are_taken_of_memtotal_not_the_numa_sum():
+    # MemTotal (facts memory_bytes) is a little more than the NUMA nodes' sum; the kubelet's capacity is MemTotal.
+    facts = machine()
+    facts["memory_bytes"] = 16 * GI + 5 * MI
+    plan = reservation_plan(facts, {"eviction_hard": {"memory.available": "10%"}})
+    expected = _kubelet_validation.reserved_memory_total({"evictionHard": {"memory.available": "10%"}}, 16 * GI + 5 * MI)
+    assert plan["reserved"]["memory_bytes"] == {"0": expected}
+    assert expected != _kubelet_validation.reserved_memory_total({"evictionHard": {"memory.available": "10%"}}, 16 * GI)
+    assert "evictionHard memory.available 10% is resolved against 17185112064 bytes (topology memory_bytes); the kubelet uses " \
+           "its own memory capacity" in plan["warnings"]
+    assert _kubelet_validation.validate(module_view({}, plan), _kubelet_validation.node_from_topology(facts)) == []
 
 
 def test_memory_overflows_to_other_nodes_within_their_memory():
@@ -446,7 +543,8 @@ def test_policy_errors(policy, message):
 def test_eviction_values_the_kubelet_refuses_are_refused():
     with pytest.raises(PlanError) as err:
         reservation_plan(machine(), {"eviction_hard": {"memory.available": "-1Mi"}})
-    assert str(err.value).startswith("policy memory reservation: ")
+    assert str(err.value) == ("memory reservation (the policy merged over the node's kubelet configuration): the plan: "
+                              "evictionHard.memory.available: eviction threshold memory.available must be positive: -1Mi")
 
 
 @pytest.mark.parametrize("change, message", [
@@ -463,6 +561,79 @@ def test_bad_facts(change, message):
     with pytest.raises(PlanError) as err:
         reservation_plan(facts)
     assert str(err.value) == message
+
+
+@pytest.mark.parametrize("change, field", [
+    (lambda f: f.update(numa_nodes="0-1"), "numa_nodes '0-1' is a str, expected a list"),
+    (lambda f: f["numa_nodes"].append("node2"), "numa_nodes entry 'node2' is a str, expected a dict"),
+    (lambda f: f["numa_nodes"][0].pop("id"), "has no id"),
+    (lambda f: f["numa_nodes"][0].update(id="0"), "id '0' is not a NUMA node id"),
+    (lambda f: f["numa_nodes"][0].update(cpus=[0, 1]), "topology NUMA node 0 cpus: cpulist [0, 1] is a list"),
+    (lambda f: f["numa_nodes"][0].update(hugepages=["2048kB"]), "NUMA node 0 hugepages ['2048kB'] is a list"),
+    (lambda f: f.update(cores={"0": "0,8"}), "topology cores {'0': '0,8'} is a dict, expected a list"),
+    (lambda f: f["cores"].append(None), "topology cores entry None is a NoneType, expected a dict"),
+    (lambda f: f["cores"][0].update(numa_node=[0]), "numa_node [0] is not a NUMA node id"),
+    (lambda f: f["cores"][0].update(numa_node="0"), "numa_node '0' is not a NUMA node id"),
+    (lambda f: f["cores"][0].update(cpus=8), "cpus: cpulist 8 is a int, expected a string"),
+    (lambda f: f["cores"][0].update(package="socket0"), "package 'socket0' is not a package id"),
+    (lambda f: f.update(gpus=[["0000:18:00.0", 0]]), "topology gpus entry ['0000:18:00.0', 0] is a list, expected a dict"),
+    (lambda f: f.update(nics={"name": "ens1"}), "topology nics {'name': 'ens1'} is a dict, expected a list"),
+    (lambda f: f.update(gpus=[{"pci_address": "0000:18:00.0", "numa_node": {"id": 0}}]), "numa_node {'id': 0} is not a NUMA node id"),
+    (lambda f: f.update(memory_bytes="16Gi"), "topology memory_bytes '16Gi' is not a byte count"),
+])
+def test_malformed_facts_are_refused_naming_the_field(change, field):
+    # Never an AttributeError, TypeError or KeyError from a malformed part of the facts.
+    facts = machine()
+    change(facts)
+    with pytest.raises(PlanError) as err:
+        reservation_plan(facts)
+    assert field in str(err.value)
+
+
+def test_unknown_isolated_cpus_are_refused():
+    # cpus.isolated null: the facts could not read the isolated list; a chosen CPU might be isolated.
+    facts = machine()
+    facts["cpus"]["isolated"] = None
+    with pytest.raises(PlanError) as err:
+        reservation_plan(facts)
+    assert str(err.value) == ("isolated CPUs unknown (cpus.isolated is null): refusing to choose reserved CPUs that might be isolated; "
+                              "fix the facts or give reserved_cpu_list")
+    del facts["cpus"]["isolated"]
+    with pytest.raises(PlanError, match=r"^isolated CPUs unknown \(cpus.isolated is missing\)"):
+        reservation_plan(facts)
+    facts["cpus"]["isolated"] = None
+    plan = reservation_plan(facts, {"reserved_cpu_list": "0,8"})
+    assert plan["reserved"]["cpus"] == "0,8"
+    assert plan["warnings"] == ["isolated CPUs unknown (cpus.isolated is null): reserved_cpu_list 0,8 is not checked against isolated CPUs"]
+
+
+def _sibling_offline():
+    """One node of two cores (0,2 and 1,3) with CPU 2 offline: core 0 has one online CPU, core 1 two."""
+    facts = machine(nodes=1, cores=2)
+    facts["cpus"].update(online="0-1,3", offline="2")
+    return facts
+
+
+@pytest.mark.parametrize("policy", [{"reserved_cpus": 2, "strategy": "spread"}, {"reserved_cpus": 2, "strategy": "compact"},
+                                    {"reserved_cpus": 2}, {"reserved_cpus": {"0": 2}}])
+def test_node_keeps_its_smallest_core_when_that_is_what_fits(policy):
+    # Lowest cores first would take core 0 (one CPU) and stop, core 1 being the last; keeping core 0 instead fits 2 CPUs.
+    plan = reservation_plan(_sibling_offline(), policy)
+    assert plan["reserved"]["cpus"] == "1,3"
+    assert plan["allocatable"]["0"]["cpus"] == "0"
+    assert ("NUMA node 0 keeps core 0 (CPUs 0) allocatable instead of core 1 (CPUs 1,3): it has fewer online CPUs, and the reservation "
+            "did not fit otherwise") in plan["reasons"]
+
+
+def test_shortage_counts_keeping_the_smallest_core():
+    with pytest.raises(PlanError) as err:
+        reservation_plan(_sibling_offline(), {"reserved_cpus": 3})
+    assert str(err.value) == ("reserved_cpus 3 needs 3 logical CPUs in whole cores, but only 1 whole cores (2 logical CPUs) can be reserved "
+                              "while keeping one whole core allocatable on each NUMA node with CPUs (node 0: 2 usable cores)")
+    with pytest.raises(PlanError) as err:
+        reservation_plan(_sibling_offline(), {"reserved_cpus": {"0": 3}})
+    assert str(err.value) == ("policy reserved_cpus asks 3 CPUs on NUMA node 0, but only 1 whole cores (2 CPUs) of its 2 can be reserved "
+                              "while keeping one whole core allocatable there")
 
 
 def test_facts_without_cores_treat_each_cpu_as_a_core():

@@ -2,7 +2,9 @@
 
 Machines with 1-8 NUMA nodes (some without CPUs, some without memory), SMT off/2/4, two
 CPU numbering schemes, offline and isolated CPUs, GPUs and NICs on random nodes (or on
-none), and random policies. Whatever the planner returns must keep every rule; it may
+none), a MemTotal a little above the NUMA nodes' sum, random policies, and a random main
+kubelet file on the node. Whatever the planner returns must keep every rule once merged
+as the kubelet_config module merges it (main file, then the plan as a drop-in); it may
 refuse only when the numbers really do not fit.
 """
 
@@ -10,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _cpulist
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _kubelet_merge
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _kubelet_validation
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._quantity import to_bytes
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._reservation import PlanError, reservation_plan
@@ -17,6 +20,8 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._reservation im
 MI = 1 << 20
 GI = 1 << 30
 PROPERTY_SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+MAIN = {"apiVersion": "kubelet.config.k8s.io/v1beta1", "kind": "KubeletConfiguration"}
+DROPIN = "/etc/kubernetes/kubelet.conf.d/50-numa-gate.conf"
 
 
 @st.composite
@@ -61,7 +66,26 @@ def topologies(draw):
         "numa_nodes": numa_nodes,
         "gpus": gpus,
         "nics": nics,
+        # MemTotal: the kernel's own share is in no NUMA node's MemTotal, so it differs from their sum.
+        "memory_bytes": sum(n["memory_bytes"] for n in numa_nodes) + draw(st.sampled_from([1, 3, 7])) * MI,
     }
+
+
+@st.composite
+def main_files(draw):
+    """The node's main kubelet file: empty, or with its own reservations and eviction thresholds."""
+    doc = dict(MAIN)
+    if draw(st.booleans()):
+        doc["kubeReserved"] = {"memory": draw(st.sampled_from(["512Mi", "1G"]))}
+        if draw(st.booleans()):
+            doc["kubeReserved"]["cpu"] = "1"
+    if draw(st.booleans()):
+        doc["systemReserved"] = {"memory": draw(st.sampled_from(["256Mi", "300000000"]))}
+    eviction = draw(st.sampled_from([None, {"memory.available": "300Mi"}, {"memory.available": "2%", "nodefs.available": "10%"},
+                                     {"nodefs.available": "10%"}]))
+    if eviction is not None:
+        doc["evictionHard"] = eviction
+    return doc
 
 
 @st.composite
@@ -89,31 +113,62 @@ def _usable_cores(facts):
     return result
 
 
-def _memory_config(policy):
-    config = {"kubeReserved": policy.get("kube_reserved", {}), "systemReserved": policy.get("system_reserved", {})}
+def _policy_dropin(policy):
+    """The reservation part of the drop-in the policy asks for: only the maps it sets."""
+    dropin = dict(MAIN)
+    for key, name in (("kubeReserved", "kube_reserved"), ("systemReserved", "system_reserved")):
+        if policy.get(name):
+            dropin[key] = policy[name]
     if policy.get("eviction_hard") is not None:
-        config["evictionHard"] = policy["eviction_hard"]
-    return config
+        dropin["evictionHard"] = policy["eviction_hard"]
+    return dropin
 
 
 def _node_capacity(facts):
     return {n["id"]: max(0, n["memory_bytes"] - n["hugepages"]["1048576kB"]["total"] * GI) for n in facts["numa_nodes"]}
 
 
+def _spare_cores(usable):
+    """Sizes of the whole spare cores: on each node every usable core but one, the smallest, which stays allocatable."""
+    spare = []
+    for cores in usable.values():
+        spare += sorted(len(core) for core in cores)[1:]
+    return spare
+
+
+def _cores_needed(spare, count):
+    """Whole cores needed for ``count`` CPUs, per core shape: ceil(count / threads) when every core has ``threads``
+    CPUs; with mixed shapes (an SMT sibling offline), the fewest spare cores, largest first, that hold ``count``.
+    More than all spare cores when even they cannot."""
+    held = 0
+    for number, size in enumerate(sorted(spare, reverse=True), 1):
+        held += size
+        if held >= count:
+            return number
+    return len(spare) + 1
+
+
 @PROPERTY_SETTINGS
-@given(topologies(), policies())
-def test_every_plan_keeps_the_rules(facts, policy):
-    total_memory = sum(n["memory_bytes"] for n in facts["numa_nodes"])
-    needed_memory = _kubelet_validation.reserved_memory_total(_memory_config(policy), total_memory)
+@given(topologies(), policies(), main_files())
+def test_every_plan_keeps_the_rules(facts, policy, main_doc):
+    # What the kubelet will reserve: the main file (defaults filled in), then the policy's maps merged as a drop-in.
+    needed_memory = _kubelet_validation.reserved_memory_total(_kubelet_merge.effective_config(main_doc, [(DROPIN, _policy_dropin(policy))]),
+                                                              facts["memory_bytes"])
     usable = _usable_cores(facts)
     count = policy.get("reserved_cpus", 2)
     try:
-        plan = reservation_plan(facts, policy)
+        plan = reservation_plan(facts, policy, _kubelet_merge.effective_config(main_doc, []))
     except PlanError as exc:
-        spare_cores = sum(len(cores) - 1 for cores in usable.values())
-        capacity = sum(_node_capacity(facts).values())
-        # a refusal only when the CPUs, the memory or the reservation itself do not fit
-        assert count > spare_cores or needed_memory > capacity or needed_memory == 0, str(exc)
+        message = str(exc)
+        if "logical CPUs in whole cores" in message:
+            # Refused for the CPU count: whole spare cores (all online CPUs non-isolated, one whole core left per node)
+            # really cannot hold it, counted independently of the planner.
+            spare = _spare_cores(usable)
+            assert len(spare) < _cores_needed(spare, count), message
+        elif "does not fit in the NUMA nodes' memory" in message:
+            assert needed_memory > sum(_node_capacity(facts).values()), message
+        else:
+            assert "reserve no memory" in message and needed_memory == 0, message
         return
 
     online = set(_cpulist.parse(facts["cpus"]["online"]))
@@ -134,7 +189,7 @@ def test_every_plan_keeps_the_rules(facts, policy):
     assert [e["numaNode"] for e in entries] == sorted(set(e["numaNode"] for e in entries))
     amounts = {e["numaNode"]: to_bytes(e["limits"]["memory"]) for e in entries}
     assert all(list(e["limits"]) == ["memory"] for e in entries)
-    assert sum(amounts.values()) == needed_memory
+    assert sum(amounts.values()) == needed_memory > 0
     assert all(amount > 0 for amount in amounts.values())
     capacity = _node_capacity(facts)
     assert all(amounts[node] <= capacity[node] for node in amounts)
@@ -143,9 +198,14 @@ def test_every_plan_keeps_the_rules(facts, policy):
     cpu_nodes = set(int(node) for node in plan["reserved"]["by_numa"])
     for node in set(amounts) - cpu_nodes:
         assert all(amounts.get(n, 0) == capacity[n] for n in cpu_nodes)
-    # the kubelet's own rules hold on this node
-    node = {"online_cpus": facts["cpus"]["online"], "numa_nodes": {n["id"]: n["memory_bytes"] for n in facts["numa_nodes"]}}
-    assert _kubelet_validation.validate(plan["kubelet_settings"], node) == []
+    # only the maps the policy sets are written, so the node's own values stay
+    settings = plan["kubelet_settings"]
+    assert ("kubeReserved" in settings) == bool(policy.get("kube_reserved"))
+    assert ("systemReserved" in settings) == bool(policy.get("system_reserved"))
+    assert ("evictionHard" in settings) == (policy.get("eviction_hard") is not None)
+    # the kubelet's own rules hold on this node for what the module will validate: the main file, then the plan as a drop-in
+    effective = _kubelet_merge.effective_config(main_doc, [(DROPIN, dict(MAIN, **settings))])
+    assert _kubelet_validation.validate(effective, _kubelet_validation.node_from_topology(facts)) == []
 
 
 @PROPERTY_SETTINGS
@@ -177,3 +237,41 @@ def test_explicit_list_of_a_plan_gives_the_same_reservation(facts, data):
     again = reservation_plan(facts, {"reserved_cpu_list": plan["reserved"]["cpus"]})
     assert again["reserved"] == plan["reserved"]
     assert again["kubelet_settings"] == plan["kubelet_settings"]
+
+
+# Any JSON-ish value, for the malformed-input test.
+JUNK = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-3, 20), st.floats(), st.text(max_size=6),
+              st.sampled_from(["0-3", "1Gi", "10%", "-1", "abc", "0", "2048kB"])),
+    lambda inner: st.one_of(st.lists(inner, max_size=3),
+                            st.dictionaries(st.one_of(st.integers(0, 3), st.sampled_from(["memory", "cpu", "id", "cpus", "numa_node"])),
+                                            inner, max_size=3)),
+    max_leaves=6)
+
+
+def _paths(value, prefix=()):
+    yield prefix
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, item in items:
+        yield from _paths(item, prefix + (key,))
+
+
+@PROPERTY_SETTINGS
+@given(topologies(), st.integers(0, 2), st.data(), JUNK)
+def test_malformed_input_is_only_ever_a_plan_error(facts, which, data, junk):
+    """Any one value of the facts, the policy or the base configuration replaced by junk: a plan or a PlanError, nothing else."""
+    main_doc = dict(MAIN, kubeReserved={"memory": "1Gi", "cpu": "1"})
+    args = [facts, {"reserved_cpus": 2, "system_reserved": {"memory": "1Gi"}, "eviction_hard": {"memory.available": "5%"}},
+            dict(_kubelet_merge.effective_config(main_doc, []))]
+    path = data.draw(st.sampled_from(list(_paths(args[which]))))
+    if not path:
+        args[which] = junk
+    else:
+        target = args[which]
+        for key in path[:-1]:
+            target = target[key]
+        target[path[-1]] = junk
+    try:
+        reservation_plan(*args)
+    except PlanError:
+        pass

@@ -625,8 +625,8 @@ def test_cgroup2_leaf_without_cpuset_files_uses_the_nearest_ancestor(tmp_path):
 
 
 def test_cgroup2_leaf_with_cpuset_files_is_read_directly(tmp_path):
-    root = cgroup2_machine(tmp_path, "/kubepods.slice/pod1", {"/": ("0-3", "0"), "/kubepods.slice": ("1-3", "0"),
-                                                            "/kubepods.slice/pod1": ("3", "0")})
+    cgroups = {"/": ("0-3", "0"), "/kubepods.slice": ("1-3", "0"), "/kubepods.slice/pod1": ("3", "0")}
+    root = cgroup2_machine(tmp_path, "/kubepods.slice/pod1", cgroups)
     facts = gather(root, gpu_source="none")
     assert facts["allowed"] == {"cpus": "3", "mems": "0", "source": "cgroup2:/sys/fs/cgroup/kubepods.slice/pod1"}
 
