@@ -20,6 +20,17 @@ MAIN_HEADER = ("# Settings merged by the gpusmith.numa_gate collection (kubelet_
                "# The original file is kept byte for byte in the collection's backup directory.\n")
 
 
+def layout_argument_spec():
+    """The options of doc fragment gpusmith.numa_gate.kubelet_layout, for a module's argument_spec."""
+    return dict(
+        path=dict(type="str", default="/var/lib/kubelet/config.yaml"),
+        config_dir=dict(type="str", default="/etc/kubernetes/kubelet.conf.d"),
+        dropin_name=dict(type="str", default="50-numa-gate.conf"),
+        kubelet_root_dir=dict(type="str", default="/var/lib/kubelet"),
+        root=dict(type="path", default="/"),
+    )
+
+
 def under(root, path):
     """path as seen from root ("/" is the node itself; a folder in tests)."""
     if root in ("", "/"):

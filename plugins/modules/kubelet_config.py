@@ -10,6 +10,8 @@ module: kubelet_config
 short_description: Merge settings into the kubelet configuration, validated by the kubelet's rules
 version_added: 0.1.0
 author: GPU Smith (@gpusmith)
+extends_documentation_fragment:
+  - gpusmith.numa_gate.kubelet_layout
 description:
   - Reads the kubelet's main configuration file and every drop-in of its C(--config-dir), computes the
     effective configuration the way the kubelet does (drop-ins in lexical order as JSON merge patches;
@@ -22,25 +24,12 @@ description:
   - In C(dropin) mode the collection owns one drop-in file whose content is exactly O(settings).
     The kubelet only reads drop-ins when it runs with C(--config-dir=<config_dir>); this module does not
     change the kubelet's flags.
+  - A change is refused while a checkpoint in O(kubelet_root_dir) names a different CPU or Memory Manager policy
+    than the target configuration, because the kubelet would then refuse to start; drain the node, stop the kubelet
+    and remove the checkpoint first.
   - In C(main) mode O(settings) is merged into the main file as a JSON merge patch. The file is
     re-rendered as YAML, so comments in it are lost; the original stays in O(backup_dir).
 options:
-  path:
-    description:
-      - The kubelet's main configuration file (C(--config)).
-    type: str
-    default: /var/lib/kubelet/config.yaml
-  config_dir:
-    description:
-      - The kubelet's drop-in directory (C(--config-dir)). Every C(*.conf) file under it is merged, in
-        lexical order, subdirectories included, as the kubelet does.
-    type: str
-    default: /etc/kubernetes/kubelet.conf.d
-  dropin_name:
-    description:
-      - File name of the drop-in this collection manages in O(config_dir). Must end in C(.conf).
-    type: str
-    default: 50-numa-gate.conf
   mode:
     description:
       - C(dropin) writes O(settings) as the collection's own drop-in; C(main) merges them into O(path).
@@ -80,20 +69,6 @@ options:
       - The node's memory capacity (C(MemTotal)), which the kubelet resolves percentage eviction thresholds against.
       - Read from C(<root>/proc/meminfo) when omitted; the sum of O(numa_nodes) when that cannot be read.
     type: int
-  kubelet_root_dir:
-    description:
-      - The kubelet's root directory, holding C(cpu_manager_state) and C(memory_manager_state).
-      - A change is refused while a checkpoint there names a different CPU or Memory Manager policy than the target
-        configuration, because the kubelet would then refuse to start; drain the node, stop the kubelet and remove the
-        checkpoint first (what the transition does).
-    type: str
-    default: /var/lib/kubelet
-  root:
-    description:
-      - Prefix for every path this module reads or writes (O(path), O(config_dir), O(backup_dir), sysfs and
-        procfs); C(/) on a real node, a snapshot or image directory otherwise.
-    type: path
-    default: /
 attributes:
   check_mode:
     description: Computes and validates everything and reports what would change; writes nothing.
@@ -288,9 +263,7 @@ def run(module):
 def main():
     module = AnsibleModule(
         argument_spec=dict(
-            path=dict(type="str", default="/var/lib/kubelet/config.yaml"),
-            config_dir=dict(type="str", default="/etc/kubernetes/kubelet.conf.d"),
-            dropin_name=dict(type="str", default="50-numa-gate.conf"),
+            _kubelet_files.layout_argument_spec(),
             mode=dict(type="str", choices=["dropin", "main"], default="dropin"),
             settings=dict(type="dict"),
             state=dict(type="str", choices=["present", "absent"], default="present"),
@@ -298,8 +271,6 @@ def main():
             online_cpus=dict(type="str"),
             numa_nodes=dict(type="dict"),
             memory_bytes=dict(type="int"),
-            kubelet_root_dir=dict(type="str", default="/var/lib/kubelet"),
-            root=dict(type="path", default="/"),
         ),
         required_if=[("state", "present", ("settings",))],
         supports_check_mode=True,

@@ -10,6 +10,8 @@ module: kubelet_config_info
 short_description: Read a node's effective kubelet configuration and its resource manager checkpoints
 version_added: 0.1.0
 author: GPU Smith (@gpusmith)
+extends_documentation_fragment:
+  - gpusmith.numa_gate.kubelet_layout
 description:
   - Reads the kubelet's main configuration file and every C(*.conf) drop-in of its C(--config-dir), and merges them
     the way the kubelet does (drop-ins in lexical order as JSON merge patches, the kubelet's default C(evictionHard)
@@ -18,27 +20,6 @@ description:
     reservation plan is merged over (P(gpusmith.numa_gate.reservation_plan#filter)).
   - Reports the policy recorded in the CPU and Memory Manager checkpoint files.
   - Changes nothing.
-options:
-  path:
-    description: The kubelet's main configuration file (C(--config)).
-    type: str
-    default: /var/lib/kubelet/config.yaml
-  config_dir:
-    description: The kubelet's drop-in directory (C(--config-dir)).
-    type: str
-    default: /etc/kubernetes/kubelet.conf.d
-  dropin_name:
-    description: File name of the drop-in this collection manages in O(config_dir).
-    type: str
-    default: 50-numa-gate.conf
-  kubelet_root_dir:
-    description: The kubelet's root directory, holding C(cpu_manager_state) and C(memory_manager_state).
-    type: str
-    default: /var/lib/kubelet
-  root:
-    description: Prefix for every path read; C(/) on a real node, a snapshot or image directory otherwise.
-    type: path
-    default: /
 attributes:
   check_mode:
     description: Reads only; the same in check mode.
@@ -129,11 +110,7 @@ def run(module):
 def main():
     module = AnsibleModule(
         argument_spec=dict(
-            path=dict(type="str", default="/var/lib/kubelet/config.yaml"),
-            config_dir=dict(type="str", default="/etc/kubernetes/kubelet.conf.d"),
-            dropin_name=dict(type="str", default="50-numa-gate.conf"),
-            kubelet_root_dir=dict(type="str", default="/var/lib/kubelet"),
-            root=dict(type="path", default="/"),
+            _kubelet_files.layout_argument_spec(),
         ),
         supports_check_mode=True,
     )
