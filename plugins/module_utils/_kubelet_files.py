@@ -73,6 +73,11 @@ def render(doc, header, dump):
     return (header + dump(ordered)).encode("utf-8")
 
 
+def _without_type_meta(settings):
+    """settings without apiVersion and kind: the collection always writes its own."""
+    return {key: value for key, value in settings.items() if key not in ("apiVersion", "kind")}
+
+
 class Change:
     """The managed file before and after, and the effective configuration after."""
 
@@ -129,7 +134,7 @@ class Layout:
         if settings is None:
             after, target_dropins = None, list(self.dropins)
         else:
-            doc = {key: value for key, value in settings.items() if key not in ("apiVersion", "kind")}
+            doc = _without_type_meta(settings)
             after = render(doc, DROPIN_HEADER, dump)
             target_dropins = self.dropins + [(self.own, doc)]
         target = _kubelet_merge.effective_config(self.main_doc, target_dropins, self.main_path)
@@ -139,6 +144,11 @@ class Layout:
         """The effective configuration without our drop-in: what a plan is merged over."""
         return _kubelet_merge.effective_config(self.main_doc, self.dropins, self.main_path)
 
+    def current(self):
+        """The effective configuration now, our drop-in included (parsed here, and only here)."""
+        own = [(self.own, _kubelet_merge.load_document(self.own_bytes, self.own))] if self.own_bytes is not None else []
+        return _kubelet_merge.effective_config(self.main_doc, self.dropins + own, self.main_path)
+
     def main_change(self, settings, dump):
         """settings merged into the main file (JSON merge patch, as the kubelet merges).
 
@@ -146,7 +156,7 @@ class Layout:
         """
         if self.main_doc is None:
             raise _kubelet_merge.KubeletConfigError("does not exist; mode=main needs it", self.main_path)
-        patch = {key: value for key, value in settings.items() if key not in ("apiVersion", "kind")}
+        patch = _without_type_meta(settings)
         new_doc = _kubelet_merge.merge_patch(self.main_doc, patch)
         after = self.main_bytes if new_doc == self.main_doc else render(new_doc, MAIN_HEADER, dump)
         target = _kubelet_merge.effective_config(new_doc, self.dropins, self.main_path)

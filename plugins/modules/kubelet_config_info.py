@@ -87,8 +87,7 @@ def run(module):
     layout = _kubelet_files.Layout(_kubelet_files.under(root, params["path"]), _kubelet_files.under(root, params["config_dir"]),
                                    own=params["dropin_name"])
     base = layout.base()
-    own = [(layout.own, _kubelet_merge.load_document(layout.own_bytes, layout.own))] if layout.own_bytes is not None else []
-    effective = _kubelet_merge.effective_config(layout.main_doc, layout.dropins + own, layout.main_path)
+    effective = layout.current()
     state_dir = _kubelet_files.under(root, params["kubelet_root_dir"])
     checkpoints = {"problems": []}
     for name, _key, _default, _manager in _checkpoint.CHECKPOINTS:

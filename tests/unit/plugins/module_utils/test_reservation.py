@@ -50,10 +50,6 @@ def machine(nodes=2, cores=4, smt=2, packages=None, isolated="", memory=8 * GI, 
     }
 
 
-def node_of(facts):
-    return {"online_cpus": facts["cpus"]["online"], "numa_nodes": {n["id"]: n["memory_bytes"] for n in facts["numa_nodes"]}}
-
-
 def base(**keys):
     """The node's effective configuration from a main file with ``keys`` (kubelet defaults filled in)."""
     return _kubelet_merge.effective_config(dict(MAIN, **keys), [], main_path="/var/lib/kubelet/config.yaml")
@@ -212,7 +208,7 @@ def test_default_plan_in_full():
         },
         "schema_version": 1,
     }
-    assert _kubelet_validation.validate(module_view({}, plan), node_of(machine())) == []
+    assert _kubelet_validation.validate(module_view({}, plan), _kubelet_validation.node_from_topology(machine())) == []
     assert reservation_plan(machine(), None, base()) == plan
 
 
@@ -377,7 +373,7 @@ def test_partial_eviction_hard_merges_over_the_node_thresholds():
     assert plan["kubelet_settings"]["evictionHard"] == {"nodefs.available": "10%"}
     assert ("evictionHard from the policy (nodefs.available) merges over the node's thresholds, which stay: imagefs.available 15%, "
             "imagefs.inodesFree 5%, memory.available 100Mi, nodefs.inodesFree 5%") in plan["reasons"]
-    assert _kubelet_validation.validate(module_view({}, plan), node_of(machine())) == []
+    assert _kubelet_validation.validate(module_view({}, plan), _kubelet_validation.node_from_topology(machine())) == []
 
 
 def test_partial_eviction_hard_merges_over_the_node_own_thresholds():
@@ -387,7 +383,7 @@ def test_partial_eviction_hard_merges_over_the_node_own_thresholds():
     assert plan["kubelet_settings"]["evictionHard"] == {"nodefs.available": "5%"}
     assert "evictionHard memory.available 300Mi (node config /var/lib/kubelet/config.yaml)" in plan["reasons"][1]
     assert _kubelet_validation.validate(module_view({"evictionHard": {"memory.available": "300Mi", "nodefs.available": "15%"}}, plan),
-                                        node_of(machine())) == []
+                                        _kubelet_validation.node_from_topology(machine())) == []
 
 
 def test_partial_eviction_hard_in_the_main_file_zeroes_the_omitted_signals():
@@ -426,7 +422,7 @@ def test_existing_reservations_in_the_main_file_are_counted():
     assert plan["warnings"] == ["kubeReserved cpu 1 (node config /var/lib/kubelet/config.yaml) is overridden by reservedSystemCPUs "
                                 "(the kubelet then reserves 2 CPUs)"]
     main = {"kubeReserved": {"cpu": "1", "memory": "1Gi"}, "systemReserved": {"memory": "512Mi"}}
-    assert _kubelet_validation.validate(module_view(main, plan), node_of(machine())) == []
+    assert _kubelet_validation.validate(module_view(main, plan), _kubelet_validation.node_from_topology(machine())) == []
 
 
 def test_a_plain_dict_base_config_is_the_node_config():
