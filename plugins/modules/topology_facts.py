@@ -108,8 +108,8 @@ import os
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._runner import ModuleRunner
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._topology import GPU_SOURCES, TopologyError, gather
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts.runner import ModuleRunner
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts.gather import GPU_SOURCES, TopologyError, gather
 
 
 def main():

@@ -7,7 +7,7 @@ import pytest
 
 from ansible.module_utils.testing import patch_module_args
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _topology
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import gather as _topology
 from ansible_collections.gpusmith.numa_gate.plugins.modules import topology_facts
 from ansible_collections.gpusmith.numa_gate.tests.unit import shared_paths
 

@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _sysfs
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import sysfs as _sysfs
 
 
 def write(path, content, mode="w"):

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _nvidia as nv
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._runner import NoCommandsRunner, RecordedRunner
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import nvidia as nv
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts.runner import NoCommandsRunner, RecordedRunner
 from ansible_collections.gpusmith.numa_gate.tests.unit import shared_paths
 
 FIXTURES = Path(shared_paths.FIXTURES)

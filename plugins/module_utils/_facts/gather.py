@@ -19,8 +19,8 @@ import re
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _cpulist
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _pci
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _runner
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _sysfs
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import runner as _runner
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import sysfs as _sysfs
 
 SCHEMA_VERSION = 1
 GPU_SOURCES = ("auto", "nvml", "nvidia-smi", "sysfs", "none")
@@ -83,7 +83,7 @@ def gather(root="/", gpu_source="auto", runner=None, nvidia=None):
 def _default_nvidia():
     """The real gather_nvidia, or None when _nvidia cannot be imported."""
     try:
-        from ansible_collections.gpusmith.numa_gate.plugins.module_utils._nvidia import gather_nvidia  # pylint: disable=import-outside-toplevel
+        from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts.nvidia import gather_nvidia  # pylint: disable=import-outside-toplevel
     except ImportError:
         return None
     return gather_nvidia

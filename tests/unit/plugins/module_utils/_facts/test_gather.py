@@ -7,11 +7,11 @@ import shutil
 import pytest
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _cpulist
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _nvidia
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _sysfs
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _topology
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._runner import RecordedRunner
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._topology import TopologyError, gather
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import nvidia as _nvidia
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import sysfs as _sysfs
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import gather as _topology
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts.runner import RecordedRunner
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts.gather import TopologyError, gather
 from ansible_collections.gpusmith.numa_gate.tests.unit import shared_paths
 
 
