@@ -1,38 +1,51 @@
 # Copyright: (c) 2026, GPU Smith
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Replace a file atomically, keeping a byte-for-byte backup first.
+"""Replace a node file atomically, never through a symlink.
 
-`write_atomic` writes to a temporary file in the target's directory, fsyncs
-it, gives it the old file's owner, group and mode (0600 for a new file) and
-renames it over the target, then fsyncs the directory: a reader sees the old
-bytes or the new ones, never a mix. Before that, the old file is copied into
-``backup_dir`` under a timestamped name that encodes its full path, so
-`backups_of` can find every backup of one file and `restore` can put any of
-them back the same way. A symlinked target is followed: the file it points to
-is replaced, the link stays.
+Public: `write_atomic`, `make_private_dir`, `fsync_dir`, `private_owner`, `NodeStateError`,
+`NEW_FILE_MODE`, `PRIVATE_DIR_MODE`.
+
+`write_atomic` writes to a temporary file in the target's folder (opened through a folder
+descriptor, ``O_EXCL | O_NOFOLLOW``, a short fixed-length name so a long target name never makes
+the temporary one too long), fsyncs it, gives it the old file's owner, group and mode (0600 for a
+new file) and renames it over the target, then fsyncs the folder: a reader sees the old bytes or
+the new ones, never a mix. A target that is a symlink, a FIFO, a device or a folder is refused,
+never written through: callers resolve paths inside their root first (``_fileio.resolve_within``)
+and this is the last check. `make_private_dir` creates the folders of the state the collection
+keeps, each one 0700.
 """
 
 from __future__ import annotations
 
-import datetime
 import errno
-import hashlib
 import os
 import stat
-import tempfile
+
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._errors import NumaGateError
 
 NEW_FILE_MODE = 0o600
-BACKUP_DIR_MODE = 0o700
-BACKUP_SUFFIX = ".bak"
+PRIVATE_DIR_MODE = 0o700
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 
 
-class AtomicFileError(ValueError):
-    """A write, backup or restore that could not be done safely."""
+class NodeStateError(NumaGateError, ValueError):
+    """A write, backup, restore or baseline the collection could not do safely; nothing was changed."""
 
 
-def _fsync_dir(directory):
+def _why(exc):
+    return exc.strerror or str(exc)
+
+
+def private_owner():
+    """(uid, gid) the collection's own state gets: root's when running as root, else left as created."""
+    return (0, 0) if hasattr(os, "geteuid") and os.geteuid() == 0 else None
+
+
+def fsync_dir(directory):
+    """fsync a folder so a rename or unlink in it survives a crash (best effort where unsupported)."""
     try:
-        fd = os.open(directory, os.O_RDONLY)
+        fd = os.open(directory, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
     except OSError:
         return
     try:
@@ -43,186 +56,134 @@ def _fsync_dir(directory):
         os.close(fd)
 
 
-def backup_prefix(path):
-    """The file-name prefix of every backup of ``path`` (its absolute path, flattened)."""
-    flat = os.path.realpath(path).strip(os.sep).replace(os.sep, "__")
-    return flat + "."
+def make_private_dir(path):
+    """Create ``path`` and any missing parent, each new folder 0700 (and root's when running as root).
 
-
-def _timestamp():
-    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%S.%fZ")
-
-
-def backups_of(path, backup_dir):
-    """Backups of ``path`` in ``backup_dir``, oldest first (the names sort by time)."""
-    if not backup_dir or not os.path.isdir(backup_dir):
-        return []
-    prefix = backup_prefix(path)
-    names = [n for n in os.listdir(backup_dir) if n.startswith(prefix) and n.endswith(BACKUP_SUFFIX)]
-    return [os.path.join(backup_dir, n) for n in sorted(names)]
-
-
-def _read_with_stat(path, what):
-    """(stat, bytes) of a file, or AtomicFileError starting with ``what``."""
-    try:
-        info = os.stat(path)
-        with open(path, "rb") as handle:
-            return info, handle.read()
-    except OSError as exc:
-        raise AtomicFileError("%s: %s" % (what, exc.strerror or exc))
-
-
-def backup(path, backup_dir):
-    """Copy ``path`` byte for byte into ``backup_dir`` (owner and mode kept); returns the copy's path."""
-    info, data = _read_with_stat(os.path.realpath(path), "cannot read %s to back it up" % path)
-    if not os.path.isdir(backup_dir):
+    Folders that already exist are left as they are, but must be folders, not symlinks.
+    """
+    missing = []
+    current = os.path.abspath(path)
+    while True:
         try:
-            os.makedirs(backup_dir, BACKUP_DIR_MODE)
+            info = os.lstat(current)
+        except (FileNotFoundError, NotADirectoryError):
+            missing.append(current)
+            parent = os.path.dirname(current)
+            if parent == current:
+                break
+            current = parent
+            continue
         except OSError as exc:
-            raise AtomicFileError("cannot create backup directory %s: %s" % (backup_dir, exc.strerror or exc))
-    base = os.path.join(backup_dir, backup_prefix(path) + _timestamp())
-    target = base + BACKUP_SUFFIX
-    counter = 1
-    while os.path.lexists(target):
-        # "~" sorts after ".", so a second backup in the same microsecond still sorts after the first.
-        target = "%s~%03d%s" % (base, counter, BACKUP_SUFFIX)
-        counter += 1
-    _write_new(target, data, stat.S_IMODE(info.st_mode), info.st_uid, info.st_gid)
-    return target
+            raise NodeStateError("cannot create folder %s: %s: %s" % (path, current, _why(exc)))
+        if not stat.S_ISDIR(info.st_mode):
+            kind = "a symlink" if stat.S_ISLNK(info.st_mode) else "not a folder"
+            raise NodeStateError("cannot create folder %s: %s is %s" % (path, current, kind))
+        break
+    owner = private_owner()
+    for folder in reversed(missing):
+        try:
+            os.mkdir(folder, PRIVATE_DIR_MODE)
+            os.chmod(folder, PRIVATE_DIR_MODE, follow_symlinks=False)
+            if owner is not None:
+                os.chown(folder, owner[0], owner[1], follow_symlinks=False)
+        except OSError as exc:
+            raise NodeStateError("cannot create folder %s: %s" % (folder, _why(exc)))
+        fsync_dir(os.path.dirname(folder))
+    return path
 
 
-def _write_new(target, data, mode, uid, gid):
-    """Write ``data`` to a temp file beside ``target`` and rename it into place."""
-    directory = os.path.dirname(target) or "."
-    name = os.path.basename(target)
+def _open_dir(directory, path):
     try:
-        fd, temp = tempfile.mkstemp(prefix=".%s." % name, suffix=".tmp", dir=directory)
+        return os.open(directory, os.O_RDONLY | _DIRECTORY | os.O_NOFOLLOW | _CLOEXEC)
+    except FileNotFoundError:
+        raise NodeStateError("directory of %s does not exist" % path)
     except OSError as exc:
-        raise AtomicFileError("cannot create a temporary file in %s: %s" % (directory, exc.strerror or exc))
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+            raise NodeStateError("directory of %s is a symlink or not a folder; not written" % path)
+        raise NodeStateError("cannot open the directory of %s: %s" % (path, _why(exc)))
+
+
+def _existing(name, dir_fd, path):
+    """lstat of the target inside its folder, or None; refuses anything but a regular file."""
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-            if uid is not None and gid is not None:
-                current = os.fstat(handle.fileno())
-                if (current.st_uid, current.st_gid) != (uid, gid):
-                    try:
-                        os.fchown(handle.fileno(), uid, gid)
-                    except OSError as exc:
-                        raise AtomicFileError("cannot give %s its owner %d:%d back: %s" % (target, uid, gid, exc.strerror or exc))
-            os.fchmod(handle.fileno(), mode)
-        os.replace(temp, target)
-    except AtomicFileError:
-        _discard(temp)
+        info = os.lstat(name, dir_fd=dir_fd)
+    except FileNotFoundError:
+        return None
+    if stat.S_ISLNK(info.st_mode):
+        target = os.readlink(name, dir_fd=dir_fd)
+        raise NodeStateError("%s is a symlink (to %s); not written through it: the collection replaces only regular files" % (path, target))
+    if not stat.S_ISREG(info.st_mode):
+        raise NodeStateError("%s exists and is not a regular file; not replaced" % path)
+    return info
+
+
+def _write_temp(dir_fd, data, mode, owner, path):
+    temp = ".numa-gate.%s.tmp" % os.urandom(8).hex()
+    try:
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | _CLOEXEC, NEW_FILE_MODE, dir_fd=dir_fd)
+    except OSError as exc:
+        raise NodeStateError("cannot create a temporary file beside %s: %s" % (path, _why(exc)))
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
+        if owner is not None:
+            current = os.fstat(fd)
+            if (current.st_uid, current.st_gid) != tuple(owner):
+                try:
+                    os.fchown(fd, owner[0], owner[1])
+                except OSError as exc:
+                    raise NodeStateError("cannot give %s its owner %d:%d: %s" % (path, owner[0], owner[1], _why(exc)))
+        os.fchmod(fd, mode)
+    except BaseException:
+        os.close(fd)
+        _discard(temp, dir_fd)
         raise
-    except OSError as exc:
-        _discard(temp)
-        raise AtomicFileError("cannot write %s: %s" % (target, exc.strerror or exc))
-    _fsync_dir(directory)
+    os.close(fd)
+    return temp
 
 
-def _discard(temp):
+def _discard(temp, dir_fd):
     try:
-        os.unlink(temp)
+        os.unlink(temp, dir_fd=dir_fd)
     except OSError as exc:
         if exc.errno != errno.ENOENT:
             raise
 
 
-def write_atomic(path, data, mode=None, backup_dir=None):
-    """Atomically replace ``path`` with ``data`` (bytes); returns the backup's path or None.
+def write_atomic(path, data, mode=None, owner=None):
+    """Atomically replace the regular file ``path`` with ``data`` (bytes), or create it.
 
-    An existing file keeps its owner, group and mode (``mode`` overrides the
-    mode); a new one is created 0600 (or ``mode``). With ``backup_dir`` an
-    existing file is backed up first; nothing is written if that fails.
+    An existing file keeps its owner, group and mode; a new one is created 0600. ``mode`` and
+    ``owner`` (a ``(uid, gid)`` pair) override them. The folder must exist. Returns ``path``.
     """
     if not isinstance(data, bytes):
-        raise AtomicFileError("write_atomic needs bytes, got %s" % type(data).__name__)
-    target = os.path.realpath(path)
-    saved = None
-    uid = gid = None
-    if os.path.lexists(target):
-        if not os.path.isfile(target):
-            raise AtomicFileError("%s exists and is not a regular file" % path)
-        info = os.stat(target)
-        file_mode = stat.S_IMODE(info.st_mode) if mode is None else mode
-        uid, gid = info.st_uid, info.st_gid
-        if backup_dir:
-            saved = backup(target, backup_dir)
-    else:
-        file_mode = NEW_FILE_MODE if mode is None else mode
-        if not os.path.isdir(os.path.dirname(target) or "."):
-            raise AtomicFileError("directory of %s does not exist" % path)
-    _write_new(target, data, file_mode, uid, gid)
-    return saved
-
-
-def restore(backup_path, path):
-    """Put a backup back in place atomically, with the backup's owner and mode."""
-    info, data = _read_with_stat(backup_path, "cannot read backup %s" % backup_path)
-    target = os.path.realpath(path)
-    if os.path.lexists(target) and not os.path.isfile(target):
-        raise AtomicFileError("%s exists and is not a regular file" % path)
-    _write_new(target, data, stat.S_IMODE(info.st_mode), info.st_uid, info.st_gid)
-    return target
-
-
-def remove(path, backup_dir=None):
-    """Back ``path`` up (when ``backup_dir``) and delete it; returns the backup's path or None.
-
-    A symlink is removed itself (its target's bytes are what is backed up): deleting
-    the target would leave a dangling link that the kubelet fails on.
-    """
-    if not os.path.lexists(path):
-        return None
-    saved = backup(path, backup_dir) if backup_dir and os.path.exists(path) else None
+        raise NodeStateError("write_atomic needs bytes, got %s" % type(data).__name__)
+    path = os.path.abspath(path)
+    directory, name = os.path.split(path)
+    dir_fd = _open_dir(directory, path)
     try:
-        os.unlink(path)
-    except OSError as exc:
-        raise AtomicFileError("cannot remove %s: %s" % (path, exc.strerror or exc))
-    _fsync_dir(os.path.dirname(os.path.abspath(path)))
-    return saved
-
-
-BASELINE_DIR = "baseline"
-
-
-def baseline_of(path, backup_dir):
-    """The write-once baseline copy of ``path`` in ``backup_dir``, or None."""
-    copy = os.path.join(backup_dir, BASELINE_DIR, backup_prefix(path) + "orig")
-    return copy if os.path.isfile(copy) else None
-
-
-def keep_baseline(path, backup_dir):
-    """Copy ``path`` as its baseline, once: an existing baseline is never overwritten.
-
-    A sha256 file beside it lets `restore_baseline` prove the copy is intact.
-    Returns the baseline's path.
-    """
-    existing = baseline_of(path, backup_dir)
-    if existing:
-        return existing
-    info, data = _read_with_stat(os.path.realpath(path), "cannot read %s to keep its baseline" % path)
-    directory = os.path.join(backup_dir, BASELINE_DIR)
-    if not os.path.isdir(directory):
+        info = _existing(name, dir_fd, path)
+        if info is not None:
+            file_mode = stat.S_IMODE(info.st_mode) if mode is None else mode
+            owner = (info.st_uid, info.st_gid) if owner is None else owner
+        else:
+            file_mode = NEW_FILE_MODE if mode is None else mode
+        temp = _write_temp(dir_fd, data, file_mode, owner, path)
         try:
-            os.makedirs(directory, BACKUP_DIR_MODE)
+            _existing(name, dir_fd, path)  # still not a link a moment ago
+            os.replace(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        except NodeStateError:
+            _discard(temp, dir_fd)
+            raise
         except OSError as exc:
-            raise AtomicFileError("cannot create baseline directory %s: %s" % (directory, exc.strerror or exc))
-    copy = os.path.join(directory, backup_prefix(path) + "orig")
-    _write_new(copy + ".sha256", ("%s  %s\n" % (hashlib.sha256(data).hexdigest(), os.path.realpath(path))).encode("utf-8"),
-               NEW_FILE_MODE, None, None)
-    _write_new(copy, data, stat.S_IMODE(info.st_mode), info.st_uid, info.st_gid)
-    return copy
-
-
-def baseline_bytes(copy):
-    """The baseline's bytes, checked against its sha256 file."""
-    _info, data = _read_with_stat(copy, "cannot read baseline %s" % copy)
-    _info, recorded = _read_with_stat(copy + ".sha256", "cannot read the checksum of baseline %s" % copy)
-    expected = recorded.decode("utf-8", "replace").split()[0] if recorded.strip() else ""
-    actual = hashlib.sha256(data).hexdigest()
-    if actual != expected:
-        raise AtomicFileError("baseline %s does not match its recorded sha256 (%s, found %s); not restoring it" % (copy, expected, actual))
-    return data
+            _discard(temp, dir_fd)
+            raise NodeStateError("cannot write %s: %s" % (path, _why(exc)))
+        try:
+            os.fsync(dir_fd)
+        except OSError:
+            pass
+    finally:
+        os.close(dir_fd)
+    return path

@@ -1,0 +1,11 @@
+# Copyright: (c) 2026, GPU Smith
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The files this collection writes on a node, and the private state it keeps there.
+
+- ``atomic``: `write_atomic` (replace a regular file atomically, never through a symlink, file and
+  folder fsynced), `make_private_dir`, `NodeStateError`.
+- ``backups``: `backup`, `backups_of`, `restore`, `remove`, `backup_prefix` (byte-for-byte copies,
+  0600 in 0700 folders, with a record of the original's mode and owner; names never exceed NAME_MAX).
+- ``baseline``: `keep_baseline`, `baseline_of`, `baseline_bytes` (the write-once, sha256-checked
+  copy of a file as it was before this collection first changed it).
+"""
