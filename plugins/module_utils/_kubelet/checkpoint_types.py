@@ -1,0 +1,96 @@
+# Copyright: (c) 2026, GPU Smith
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The Go structs of the kubelet's CPU and Memory Manager checkpoints, for their checksums.
+
+Public: `CPU_V1`, `CPU_V2`, `CPU_V3`, `MEMORY_V1`, `MEMORY_V2`, `CPU_LEGACY_NAME`,
+`MEMORY_LEGACY_NAME`.
+
+Read from pkg/kubelet/cm/cpumanager/state/checkpoint.go and
+pkg/kubelet/cm/memorymanager/state/{checkpoint.go,state.go} (1.37): field order, JSON keys, the
+Go type names spew prints, and what each constructor (``newCPUManagerCheckpointV2`` ...) puts
+in a field the JSON leaves out. Every version is hashed under the legacy type name: the kubelet
+replaces ``CPUManagerCheckpointV2`` (V1, V3) by ``CPUManagerCheckpoint`` before hashing.
+"""
+
+from __future__ import annotations
+
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.checksum import Basic, Map, Pointer, Slice, Struct
+
+CPU_LEGACY_NAME = "state.CPUManagerCheckpoint"
+MEMORY_LEGACY_NAME = "state.MemoryManagerCheckpoint"
+
+_STRING = Basic("string", "string")
+_INT = Basic("int", "int")
+_UINT64 = Basic("uint64", "int")
+_CHECKSUM = Basic("checksum.Checksum", "int")
+_RESOURCE = Basic("v1.ResourceName", "string")
+
+_CPU_ENTRIES = Map("map[string]map[string]string", _STRING, Map("map[string]string", _STRING, _STRING), initial={})
+
+CPU_V1 = Struct("state.CPUManagerCheckpointV1", [
+    ("PolicyName", "policyName", _STRING),
+    ("DefaultCPUSet", "defaultCpuSet", _STRING),
+    ("Entries", "entries", Map("map[string]string", _STRING, _STRING, initial={})),
+    ("Checksum", "checksum", _CHECKSUM),
+])
+
+CPU_V2 = Struct("state.CPUManagerCheckpointV2", [
+    ("PolicyName", "policyName", _STRING),
+    ("DefaultCPUSet", "defaultCpuSet", _STRING),
+    ("Entries", "entries", _CPU_ENTRIES),
+    ("Checksum", "checksum", _CHECKSUM),
+])
+
+# V3 adds PodEntries (state.PodCPUAssignments, map[string]state.PodEntry{CPUSet cpuset.CPUSet}).
+# spew prints cpuset.CPUSet's private map, which JSON does not determine exactly; so only an
+# empty podEntries is hashed (checkpoint_read reports a non-empty one as unverifiable).
+_POD_ENTRIES_EMPTY_ONLY = Map("state.PodCPUAssignments", _STRING, _STRING, initial={})
+
+CPU_V3 = Struct("state.CPUManagerCheckpointV3", [
+    ("PolicyName", "policyName", _STRING),
+    ("DefaultCPUSet", "defaultCpuSet", _STRING),
+    ("Entries", "entries", _CPU_ENTRIES),
+    ("PodEntries", "podEntries", _POD_ENTRIES_EMPTY_ONLY),
+    ("Checksum", "checksum", _CHECKSUM),
+])
+
+_MEMORY_TABLE = Struct("state.MemoryTable", [
+    ("TotalMemSize", "total", _UINT64),
+    ("SystemReserved", "systemReserved", _UINT64),
+    ("Allocatable", "allocatable", _UINT64),
+    ("Reserved", "reserved", _UINT64),
+    ("Free", "free", _UINT64),
+])
+
+_NUMA_NODE_STATE = Struct("state.NUMANodeState", [
+    ("NumberOfAssignments", "numberOfAssignments", _INT),
+    ("MemoryMap", "memoryMap", Map("map[v1.ResourceName]*state.MemoryTable", _RESOURCE, Pointer(_MEMORY_TABLE))),
+    ("Cells", "cells", Slice("[]int", _INT)),
+])
+
+_BLOCK = Struct("state.Block", [
+    ("NUMAAffinity", "numaAffinity", Slice("[]int", _INT)),
+    ("Type", "type", _RESOURCE),
+    ("Size", "size", _UINT64),
+])
+
+_MACHINE_STATE = Map("state.NUMANodeMap", _INT, Pointer(_NUMA_NODE_STATE), initial={})
+_MEMORY_ENTRIES = Map("state.ContainerMemoryAssignments", _STRING,
+                      Map("map[string][]state.Block", _STRING, Slice("[]state.Block", _BLOCK)), initial={})
+
+MEMORY_V1 = Struct("state.MemoryManagerCheckpointV1", [
+    ("PolicyName", "policyName", _STRING),
+    ("MachineState", "machineState", _MACHINE_STATE),
+    ("Entries", "entries", _MEMORY_ENTRIES),
+    ("Checksum", "checksum", _CHECKSUM),
+])
+
+# V2 (1.36 with the gate) adds PodEntries (state.PodMemoryAssignments); as for CPU V3, only an
+# empty one is hashed.
+MEMORY_V2 = Struct("state.MemoryManagerCheckpointV2", [
+    ("PolicyName", "policyName", _STRING),
+    ("MachineState", "machineState", _MACHINE_STATE),
+    ("Entries", "entries", _MEMORY_ENTRIES),
+    ("PodEntries", "podEntries", Map("state.PodMemoryAssignments", _STRING, _STRING, initial={})),
+    ("Checksum", "checksum", _CHECKSUM),
+])
