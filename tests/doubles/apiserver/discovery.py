@@ -1,0 +1,82 @@
+# Copyright: (c) 2026, GPU Smith
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The double's discovery documents (the legacy, unaggregated form) and ``/version``.
+
+Shapes as the real server serves them (k8s.io/apimachinery/pkg/apis/meta/v1 types.go:
+``APIVersions`` at /api, ``APIGroupList`` at /apis, ``APIGroup`` at /apis/<group>,
+``APIResourceList`` at /api/v1 and /apis/<group>/<version>; k8s.io/apimachinery/pkg/version
+``Info`` at /version). The double answers ``application/json`` even when a client asks for
+aggregated discovery (``application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList``):
+client-go then falls back to the legacy documents, as it does with servers older than 1.26.
+kubectl drain looks for ``pods/eviction`` with group ``policy`` and version ``v1`` in /api/v1
+(k8s.io/kubectl pkg/drain/drain.go CheckEvictionSupport).
+"""
+
+_RW = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
+
+
+def _resource(name, singular, namespaced, kind, verbs, short=None, **extra):
+    entry = {"name": name, "singularName": singular, "namespaced": namespaced, "kind": kind, "verbs": verbs}
+    if short:
+        entry["shortNames"] = short
+    entry.update(extra)
+    return entry
+
+
+RESOURCE_LISTS = {
+    "v1": [
+        _resource("namespaces", "namespace", False, "Namespace", ["create", "delete", "get", "list", "patch", "update", "watch"], ["ns"]),
+        _resource("nodes", "node", False, "Node", _RW, ["no"]),
+        _resource("nodes/proxy", "", False, "NodeProxyOptions", ["create", "delete", "get", "patch", "update"]),
+        _resource("nodes/status", "", False, "Node", ["get", "patch", "update"]),
+        _resource("pods", "pod", True, "Pod", _RW, ["po"], categories=["all"]),
+        _resource("pods/eviction", "", True, "Eviction", ["create"], group="policy", version="v1"),
+        _resource("pods/status", "", True, "Pod", ["get", "patch", "update"]),
+    ],
+    "apps/v1": [
+        _resource("daemonsets", "daemonset", True, "DaemonSet", _RW, ["ds"], categories=["all"]),
+        _resource("replicasets", "replicaset", True, "ReplicaSet", _RW, ["rs"], categories=["all"]),
+    ],
+    "policy/v1": [
+        _resource("poddisruptionbudgets", "poddisruptionbudget", True, "PodDisruptionBudget", _RW, ["pdb"]),
+        _resource("poddisruptionbudgets/status", "", True, "PodDisruptionBudget", ["get", "patch", "update"]),
+    ],
+}
+GROUPS = ("apps", "policy")
+
+
+def api_versions(host):
+    """/api"""
+    return {"kind": "APIVersions", "versions": ["v1"],
+            "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": host}]}
+
+
+def api_group(name):
+    """/apis/<group>"""
+    version = {"groupVersion": "%s/v1" % name, "version": "v1"}
+    return {"kind": "APIGroup", "apiVersion": "v1", "name": name, "versions": [version], "preferredVersion": version}
+
+
+def api_group_list():
+    """/apis"""
+    groups = []
+    for name in GROUPS:
+        group = api_group(name)
+        del group["kind"], group["apiVersion"]
+        groups.append(group)
+    return {"kind": "APIGroupList", "apiVersion": "v1", "groups": groups}
+
+
+def resource_list(group_version):
+    """/api/v1 or /apis/<group>/<version>; None for a group version the double does not serve."""
+    if group_version not in RESOURCE_LISTS:
+        return None
+    return {"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": group_version, "resources": RESOURCE_LISTS[group_version]}
+
+
+def version():
+    """/version, as a 1.37.1 server reports it."""
+    return {"major": "1", "minor": "37", "emulationMajor": "1", "emulationMinor": "37", "minCompatibilityMajor": "1",
+            "minCompatibilityMinor": "36", "gitVersion": "v1.37.1", "gitCommit": "0000000000000000000000000000000000000000",
+            "gitTreeState": "clean", "buildDate": "2026-11-01T00:00:00Z", "goVersion": "go1.25.3", "compiler": "gc",
+            "platform": "linux/amd64"}

@@ -1,0 +1,221 @@
+# Copyright: (c) 2026, GPU Smith
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""HTTP routing of the API server double: REST paths to store operations, errors to Status bodies.
+
+Paths and verbs as the real server lays them out (apiserver/pkg/endpoints/installer.go):
+``/api/v1/<resource>[/<name>[/<subresource>]]``, ``/api/v1/namespaces/<ns>/<resource>/...``,
+``/apis/<group>/<version>/...``, the legacy ``.../watch/...`` prefix, list across namespaces at
+``/api/v1/pods``. Codes: GET/PATCH/PUT/DELETE 200, POST 201 (create handler), errors with the
+Status's ``code``. A DELETE answers the object (with ``deletionTimestamp`` while a pod's grace
+period runs). PUT/PATCH of ``/status`` changes only ``status``, of the object everything but
+``status`` (the registries' PrepareForUpdate). Every request is logged as (method, path with query)
+in ``double.requests`` so tests can see what a client really sent.
+"""
+
+import copy
+import http.server
+import json
+import urllib.parse
+
+from apiserver import discovery, eviction, patch, proxy, selectors, tables, watch
+from apiserver import status as api_status
+from apiserver import store as api_store
+
+
+def _strip_list_item(obj):
+    obj = dict(obj)
+    obj.pop("kind", None)
+    obj.pop("apiVersion", None)
+    return obj
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    """One request; ``self.server.double`` is the ApiServerDouble."""
+
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format, *args):  # pylint: disable=redefined-builtin
+        """Quiet: tests read ``double.requests`` instead of stderr."""
+
+    def _body(self):
+        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+            data = b""
+            while True:
+                size = int(self.rfile.readline().strip() or b"0", 16)
+                if size == 0:
+                    self.rfile.readline()
+                    return data
+                data += self.rfile.read(size)
+                self.rfile.readline()
+        length = int(self.headers.get("Content-Length") or 0)
+        return self.rfile.read(length) if length else b""
+
+    def _send(self, code, body, content_type="application/json"):
+        data = body if isinstance(body, bytes) else (json.dumps(body, separators=(",", ":")) + "\n").encode()
+        self.send_response(code)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(data)))
+        if isinstance(body, dict) and body.get("kind") == "Status" and (body.get("details") or {}).get("retryAfterSeconds", 0) > 0:
+            self.send_header("Retry-After", str(body["details"]["retryAfterSeconds"]))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _dispatch(self):
+        double = self.server.double
+        url = urllib.parse.urlsplit(self.path)
+        query = {k: v[-1] for k, v in urllib.parse.parse_qs(url.query, keep_blank_values=True).items()}
+        body = self._body()
+        double.requests.append((self.command, self.path))
+        try:
+            if self.headers.get("Content-Type", "").startswith("application/vnd.kubernetes.protobuf") and body:
+                raise api_status.ApiError({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                                           "message": "the double only speaks JSON", "reason": "UnsupportedMediaType", "code": 415})
+            result = self._route(double, url.path, query, body)
+            if result is not None:
+                self._send(*result)
+        except api_status.ApiError as error:
+            self._send(error.code, error.status)
+        except (ValueError, KeyError, TypeError) as exc:
+            error = api_status.bad_request("the double could not handle this request: %r" % (exc,))
+            self._send(error.code, error.status)
+
+    do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _dispatch
+
+    def _route(self, double, path, query, body):
+        parts = [p for p in path.split("/") if p]
+        if path in ("/healthz", "/readyz", "/livez"):
+            return 200, b"ok", "text/plain; charset=utf-8"
+        if path == "/version":
+            return 200, discovery.version()
+        if path == "/api":
+            return 200, discovery.api_versions("127.0.0.1:%d" % double.port)
+        if path == "/apis":
+            return 200, discovery.api_group_list()
+        if len(parts) == 2 and parts[0] == "apis" and parts[1] in discovery.GROUPS:
+            return 200, discovery.api_group(parts[1])
+        if parts[:2] == ["api", "v1"]:
+            group, rest = "", parts[2:]
+        elif len(parts) >= 3 and parts[0] == "apis":
+            group, rest = parts[1], parts[3:]
+            if "%s/%s" % (parts[1], parts[2]) not in discovery.RESOURCE_LISTS:
+                raise api_status.plain_not_found()
+        else:
+            raise api_status.plain_not_found()
+        if not rest:
+            return 200, discovery.resource_list("%s/v1" % group if group else "v1")
+        return self._resource(double, group, rest, query, body)
+
+    def _resource(self, double, group, rest, query, body):
+        watching = rest[0] == "watch" or query.get("watch") in ("1", "true")
+        if rest[0] == "watch":
+            rest = rest[1:]
+        namespace = None
+        if rest[0] == "namespaces" and len(rest) >= 3:
+            namespace, rest = rest[1], rest[2:]
+        resource, name = rest[0], (rest[1] if len(rest) > 1 else None)
+        sub, tail = (rest[2] if len(rest) > 2 else None), "/".join(rest[3:])
+        if resource not in api_store.RESOURCES or api_store.RESOURCES[resource][0] != group:
+            raise api_status.plain_not_found()
+        namespaced = api_store.RESOURCES[resource][3]
+        if namespaced and name is not None and namespace is None:
+            raise api_status.plain_not_found()
+        if resource == "nodes" and sub == "proxy":
+            return self._proxy(double, name, tail, body)
+        if name is None:
+            return self._collection(double, resource, namespace, query, body, watching)
+        return self._item(double, resource, namespace, name, sub, query, body)
+
+    def _proxy(self, double, name, tail, body):
+        node = double.store.get("nodes", None, name)
+        base = proxy.kubelet_base(node, double.kubelets.get(name))
+        query = urllib.parse.urlsplit(self.path).query
+        return proxy.forward(base, self.command, tail, query, self.headers, body)
+
+    def _wants_table(self):
+        return "as=Table" in self.headers.get("Accept", "")
+
+    def _view(self, double, resource, obj):
+        return eviction.with_status(double.store, obj) if resource == "poddisruptionbudgets" else obj
+
+    def _collection(self, double, resource, namespace, query, body, watching):
+        store = double.store
+        if self.command == "POST":
+            obj = json.loads(body)
+            obj.setdefault("metadata", {})
+            if namespace is not None:
+                obj["metadata"]["namespace"] = namespace
+            return 201, store.create(resource, obj)
+        if self.command != "GET":
+            raise api_status.method_not_supported(resource, self.command.lower(), api_store.RESOURCES[resource][0])
+        fields = selectors.field_matcher(resource, query.get("fieldSelector"))
+        labels = selectors.label_matcher(query.get("labelSelector"))
+
+        def matches(obj):
+            return fields(obj) and labels(obj["metadata"].get("labels"))
+
+        if watching:
+            timeout = int(query.get("timeoutSeconds") or 0)
+            watch.stream(self, store, resource, namespace, matches, query.get("resourceVersion"), timeout)
+            return None
+        items, revision = store.list(resource, namespace)
+        items = [self._view(double, resource, o) for o in items if matches(o)]
+        if self._wants_table():
+            table = tables.table(resource, items, revision, query.get("includeObject", "Metadata"))
+            if table is not None:
+                return 200, table
+        group, version, kind, _ = api_store.RESOURCES[resource]
+        return 200, {"kind": kind + "List", "apiVersion": "%s/%s" % (group, version) if group else version,
+                     "metadata": {"resourceVersion": revision}, "items": [_strip_list_item(o) for o in items]}
+
+    def _item(self, double, resource, namespace, name, sub, query, body):
+        store = double.store
+        if resource == "pods" and sub == "eviction":
+            if self.command != "POST":
+                raise api_status.method_not_supported("pods/eviction", self.command.lower())
+            dry_run = query.get("dryRun") == "All"
+            code, result = eviction.evict(store, namespace, name, json.loads(body or b"{}"), dry_run)
+            return code, result
+        if sub not in (None, "status"):
+            raise api_status.plain_not_found()
+        if self.command == "GET":
+            obj = self._view(double, resource, store.get(resource, namespace, name))
+            if self._wants_table() and sub is None:
+                table = tables.table(resource, [obj], obj["metadata"]["resourceVersion"], query.get("includeObject", "Metadata"))
+                if table is not None:
+                    return 200, table
+            return 200, obj
+        if self.command == "DELETE":
+            options = json.loads(body) if body else {}
+            if "gracePeriodSeconds" in query:
+                options["gracePeriodSeconds"] = int(query["gracePeriodSeconds"])
+            if query.get("dryRun") == "All" or "All" in (options.get("dryRun") or []):
+                return 200, store.get(resource, namespace, name)
+            return 200, store.delete(resource, namespace, name, options)
+        if self.command in ("PUT", "PATCH"):
+            with store.cond:
+                current = store.get(resource, namespace, name)
+                if self.command == "PUT":
+                    wanted = json.loads(body)
+                else:
+                    wanted = patch.apply(self.headers.get("Content-Type"), current, body)
+                return 200, store.update(resource, self._merge_scope(current, wanted, sub, name, resource))
+        raise api_status.method_not_supported(resource, self.command.lower(), api_store.RESOURCES[resource][0])
+
+    @staticmethod
+    def _merge_scope(current, wanted, sub, name, resource):
+        """Keep what the endpoint may not change: ``status`` on the object, everything else on /status."""
+        if wanted.get("metadata", {}).get("name", name) != name:
+            raise api_status.bad_request("the name of the object (%s) does not match the name on the URL (%s)" % (wanted["metadata"]["name"], name))
+        result = copy.deepcopy(current)
+        if sub == "status":
+            result["status"] = wanted.get("status", {})
+        else:
+            result.update({k: v for k, v in wanted.items() if k != "status"})
+            result["metadata"] = dict(wanted.get("metadata") or current["metadata"], name=name)
+            if "namespace" in current["metadata"]:
+                result["metadata"]["namespace"] = current["metadata"]["namespace"]
+        if resource != "poddisruptionbudgets" or sub == "status":
+            return result
+        if result.get("spec") != current.get("spec"):
+            result["metadata"]["generation"] = current["metadata"].get("generation", 1) + 1
+        return result

@@ -1,0 +1,112 @@
+# Copyright: (c) 2026, GPU Smith
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The objects tests seed into the API server double, shaped like the real API's objects.
+
+Wording copied from the real components:
+- Node Ready condition set by the kubelet (pkg/kubelet/nodestatus/setters.go ReadyCondition):
+  ``True`` / reason ``KubeletReady`` / ``kubelet is posting ready status``; ``False`` / reason
+  ``KubeletNotReady``. ``Unknown`` / reason ``NodeStatusUnknown`` / ``Kubelet stopped posting node
+  status.`` is what the node lifecycle controller writes when the kubelet goes quiet
+  (pkg/controller/nodelifecycle/node_lifecycle_controller.go).
+- Mirror pods carry the annotation ``kubernetes.io/config.mirror`` and a controller
+  ownerReference to their Node (pkg/kubelet/pod/mirror_client.go); kubectl drain and k8s_drain
+  skip them by that annotation.
+- Pods default ``terminationGracePeriodSeconds`` to 30 (pkg/apis/core/v1/defaults.go).
+"""
+
+NODE_READY = {
+    "True": ("KubeletReady", "kubelet is posting ready status"),
+    "False": ("KubeletNotReady", "container runtime is down"),
+    "Unknown": ("NodeStatusUnknown", "Kubelet stopped posting node status."),
+}
+MIRROR_ANNOTATION = "kubernetes.io/config.mirror"
+OWNER_API_VERSIONS = {"DaemonSet": "apps/v1", "ReplicaSet": "apps/v1", "StatefulSet": "apps/v1", "Job": "batch/v1",
+                      "ReplicationController": "v1", "Node": "v1"}
+
+
+def ready_condition(status, now, message=None):
+    """The Node ``Ready`` condition for ``status`` (``"True"``, ``"False"`` or ``"Unknown"``)."""
+    if status not in NODE_READY:
+        raise ValueError("node Ready status must be True, False or Unknown, not %r" % (status,))
+    reason, default_message = NODE_READY[status]
+    return {"type": "Ready", "status": status, "lastHeartbeatTime": now, "lastTransitionTime": now,
+            "reason": reason, "message": message or default_message}
+
+
+def node(name, now, ready="True", unschedulable=False, labels=None, kubelet_version="v1.37.1", address="127.0.0.1", kubelet_port=10250):
+    """A Node as a kubelet registers it (pkg/kubelet/kubelet_node_status.go initialNode) with a Ready condition."""
+    node_labels = {"kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64",
+                   "beta.kubernetes.io/os": "linux", "beta.kubernetes.io/arch": "amd64"}
+    node_labels.update(labels or {})
+    spec = {"unschedulable": True} if unschedulable else {}
+    return {
+        "kind": "Node", "apiVersion": "v1",
+        "metadata": {"name": name, "labels": node_labels, "annotations": {"node.alpha.kubernetes.io/ttl": "0"}},
+        "spec": spec,
+        "status": {
+            "conditions": [ready_condition(ready, now)],
+            "addresses": [{"type": "InternalIP", "address": address}, {"type": "Hostname", "address": name}],
+            "daemonEndpoints": {"kubeletEndpoint": {"Port": kubelet_port}},
+            "nodeInfo": {"kubeletVersion": kubelet_version, "kubeProxyVersion": "", "operatingSystem": "linux",
+                         "architecture": "amd64", "containerRuntimeVersion": "containerd://2.1.0",
+                         "osImage": "Debian GNU/Linux 12 (bookworm)", "kernelVersion": "6.1.0",
+                         "machineID": "", "systemUUID": "", "bootID": ""},
+        },
+    }
+
+
+def owner_reference(kind, name, uid):
+    """A controller ownerReference as controllers set it (metav1.NewControllerRef)."""
+    return {"apiVersion": OWNER_API_VERSIONS.get(kind, "apps/v1"), "kind": kind, "name": name, "uid": uid,
+            "controller": True, "blockOwnerDeletion": True}
+
+
+def pod(name, namespace, now, node_name=None, labels=None, ready=True, phase="Running", grace=30, emptydir=False, annotations=None):
+    """A scheduled, running pod with one container; ``ready`` sets its Ready condition."""
+    spec = {"containers": [{"name": "main", "image": "registry.k8s.io/pause:3.10", "resources": {}}],
+            "restartPolicy": "Always", "terminationGracePeriodSeconds": grace, "dnsPolicy": "ClusterFirst",
+            "schedulerName": "default-scheduler", "serviceAccountName": "default", "enableServiceLinks": True,
+            "preemptionPolicy": "PreemptLowerPriority", "priority": 0}
+    if node_name:
+        spec["nodeName"] = node_name
+    if emptydir:
+        spec["volumes"] = [{"name": "scratch", "emptyDir": {}}]
+        spec["containers"][0]["volumeMounts"] = [{"name": "scratch", "mountPath": "/scratch"}]
+    flag = "True" if ready else "False"
+    running = phase == "Running"
+    status = {
+        "phase": phase,
+        "conditions": [{"type": t, "status": flag if t in ("Ready", "ContainersReady") else "True", "lastProbeTime": None, "lastTransitionTime": now}
+                       for t in ("PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "PodScheduled")],
+        "hostIP": "127.0.0.1", "podIP": "10.244.0.10", "startTime": now, "qosClass": "BestEffort",
+        "containerStatuses": [{"name": "main", "ready": bool(ready and running), "restartCount": 0, "started": running,
+                               "image": "registry.k8s.io/pause:3.10", "imageID": "", "containerID": "containerd://0",
+                               "state": {"running": {"startedAt": now}} if running else {"waiting": {"reason": "ContainerCreating"}}}],
+    }
+    metadata = {"name": name, "namespace": namespace, "labels": dict(labels or {})}
+    if annotations:
+        metadata["annotations"] = dict(annotations)
+    return {"kind": "Pod", "apiVersion": "v1", "metadata": metadata, "spec": spec, "status": status}
+
+
+def workload(kind, name, namespace, labels, replicas=1):
+    """A DaemonSet or ReplicaSet that owns pods (enough for owner lookups)."""
+    spec = {"selector": {"matchLabels": dict(labels)}, "template": {"metadata": {"labels": dict(labels)},
+                                                                     "spec": {"containers": [{"name": "main", "image": "registry.k8s.io/pause:3.10"}]}}}
+    if kind == "ReplicaSet":
+        spec["replicas"] = replicas
+    return {"kind": kind, "apiVersion": "apps/v1", "metadata": {"name": name, "namespace": namespace, "labels": dict(labels)},
+            "spec": spec, "status": {}}
+
+
+def pdb(name, namespace, match_labels, min_available=None, max_unavailable=None):
+    """A policy/v1 PodDisruptionBudget; its status is computed by the double on every read."""
+    if (min_available is None) == (max_unavailable is None):
+        raise ValueError("a PodDisruptionBudget takes exactly one of min_available and max_unavailable")
+    spec = {"selector": {"matchLabels": dict(match_labels)}}
+    if min_available is not None:
+        spec["minAvailable"] = min_available
+    else:
+        spec["maxUnavailable"] = max_unavailable
+    return {"kind": "PodDisruptionBudget", "apiVersion": "policy/v1",
+            "metadata": {"name": name, "namespace": namespace, "generation": 1}, "spec": spec, "status": {}}

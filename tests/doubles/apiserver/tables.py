@@ -1,0 +1,121 @@
+# Copyright: (c) 2026, GPU Smith
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Server-side printing (meta.k8s.io/v1 ``Table``) for nodes, pods and PDBs, for ``kubectl get``.
+
+kubectl asks for ``application/json;as=Table;v=v1;g=meta.k8s.io``; the columns and cells copy
+pkg/printers/internalversion/printers.go (``nodeColumnDefinitions`` / ``printNode``: status
+``Ready``/``NotReady``/``Unknown`` plus ``SchedulingDisabled``, roles from
+``node-role.kubernetes.io/<role>`` labels or ``<none>``; ``podColumnDefinitions`` / ``printPod``:
+``Terminating`` for a pod being deleted; ``podDisruptionBudgetColumnDefinitions``, ``N/A`` for the
+unset bound) and the age wording of
+k8s.io/apimachinery/pkg/util/duration HumanDuration. Rows carry the object as ``includeObject``
+asks (``None``, ``Object``, default ``Metadata`` as PartialObjectMetadata).
+"""
+
+import calendar
+import time
+
+NODE_COLUMNS = [("Name", "string", "name", 0), ("Status", "string", "", 0), ("Roles", "string", "", 0), ("Age", "string", "", 0),
+                ("Version", "string", "", 0), ("Internal-IP", "string", "", 1), ("External-IP", "string", "", 1),
+                ("OS-Image", "string", "", 1), ("Kernel-Version", "string", "", 1), ("Container-Runtime", "string", "", 1)]
+POD_COLUMNS = [("Name", "string", "name", 0), ("Ready", "string", "", 0), ("Status", "string", "", 0), ("Restarts", "string", "", 0),
+               ("Age", "string", "", 0), ("IP", "string", "", 1), ("Node", "string", "", 1), ("Nominated Node", "string", "", 1),
+               ("Readiness Gates", "string", "", 1)]
+PDB_COLUMNS = [("Name", "string", "name", 0), ("Min Available", "string", "", 0), ("Max Unavailable", "string", "", 0),
+               ("Allowed Disruptions", "integer", "", 0), ("Age", "string", "", 0)]
+
+
+def human_duration(seconds):
+    """duration.HumanDuration."""
+    seconds = int(seconds)
+    if seconds < -1:
+        return "<invalid>"
+    if seconds < 0:
+        return "0s"
+    if seconds < 120:
+        return "%ds" % seconds
+    minutes = seconds // 60
+    if minutes < 10:
+        return "%dm%ds" % (minutes, seconds % 60) if seconds % 60 else "%dm" % minutes
+    if minutes < 180:
+        return "%dm" % minutes
+    hours = minutes // 60
+    if hours < 8:
+        return "%dh%dm" % (hours, minutes % 60) if minutes % 60 else "%dh" % hours
+    if hours < 48:
+        return "%dh" % hours
+    if hours < 24 * 8:
+        return "%dd%dh" % (hours // 24, hours % 24) if hours % 24 else "%dd" % (hours // 24)
+    if hours < 24 * 365 * 2:
+        return "%dd" % (hours // 24)
+    return "%dy" % (hours // (24 * 365))
+
+
+def _age(meta):
+    created = calendar.timegm(time.strptime(meta["creationTimestamp"], "%Y-%m-%dT%H:%M:%SZ"))
+    return human_duration(time.time() - created)
+
+
+def _node_cells(node):
+    conditions = {c["type"]: c["status"] for c in node.get("status", {}).get("conditions") or []}
+    states = []
+    if "Ready" in conditions:
+        states.append("Ready" if conditions["Ready"] == "True" else "NotReady")
+    if not states:
+        states.append("Unknown")
+    if node.get("spec", {}).get("unschedulable"):
+        states.append("SchedulingDisabled")
+    prefix = "node-role.kubernetes.io/"
+    roles = sorted(k[len(prefix):] for k in node["metadata"].get("labels", {}) if k.startswith(prefix) and k[len(prefix):])
+    addresses = {a["type"]: a["address"] for a in node.get("status", {}).get("addresses") or []}
+    info = node.get("status", {}).get("nodeInfo", {})
+    return [node["metadata"]["name"], ",".join(states), ",".join(roles) or "<none>", _age(node["metadata"]), info.get("kubeletVersion", ""),
+            addresses.get("InternalIP", "<none>"), addresses.get("ExternalIP", "<none>"), info.get("osImage", "<unknown>"),
+            info.get("kernelVersion", "<unknown>"), info.get("containerRuntimeVersion", "<unknown>")]
+
+
+def _pod_cells(pod):
+    statuses = pod.get("status", {}).get("containerStatuses") or []
+    ready = sum(1 for s in statuses if s.get("ready"))
+    restarts = sum(s.get("restartCount", 0) for s in statuses)
+    reason = pod.get("status", {}).get("reason") or pod.get("status", {}).get("phase", "")
+    if pod["metadata"].get("deletionTimestamp"):
+        reason = "Terminating"
+    return [pod["metadata"]["name"], "%d/%d" % (ready, len(pod["spec"].get("containers", []))), reason, str(restarts), _age(pod["metadata"]),
+            pod.get("status", {}).get("podIP") or "<none>", pod["spec"].get("nodeName") or "<none>", "<none>", "<none>"]
+
+
+def _pdb_cells(pdb):
+    spec = pdb["spec"]
+    return [pdb["metadata"]["name"], str(spec["minAvailable"]) if "minAvailable" in spec else "N/A",
+            str(spec["maxUnavailable"]) if "maxUnavailable" in spec else "N/A", pdb["status"]["disruptionsAllowed"], _age(pdb["metadata"])]
+
+
+def _row_object(obj, include):
+    if include == "None":
+        return None
+    if include == "Object":
+        return obj
+    return {"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": obj["metadata"]}
+
+
+def table(resource, items, resource_version, include="Metadata"):
+    """A Table of ``items`` (nodes, pods or PDBs); None for a resource without a printer here."""
+    if resource == "nodes":
+        columns, cells = NODE_COLUMNS, _node_cells
+    elif resource == "pods":
+        columns, cells = POD_COLUMNS, _pod_cells
+    elif resource == "poddisruptionbudgets":
+        columns, cells = PDB_COLUMNS, _pdb_cells
+    else:
+        return None
+    rows = []
+    for item in items:
+        row = {"cells": cells(item)}
+        obj = _row_object(item, include)
+        if obj is not None:
+            row["object"] = obj
+        rows.append(row)
+    return {"kind": "Table", "apiVersion": "meta.k8s.io/v1", "metadata": {"resourceVersion": resource_version},
+            "columnDefinitions": [{"name": n, "type": t, "format": f, "description": "", "priority": p} for n, t, f, p in columns],
+            "rows": rows}
