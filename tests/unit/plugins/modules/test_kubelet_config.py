@@ -18,7 +18,7 @@ from ansible.module_utils.testing import patch_module_args
 
 from ansible_collections.gpusmith.numa_gate.plugins.modules import kubelet_config
 # The invalid configurations and the canary are shared with the validator's own tests.
-from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils import test_kubelet_validation as CASES
+from ansible_collections.gpusmith.numa_gate.tests.unit.plugins import kubelet_cases as CASES
 
 GI = 1 << 30
 MAIN_TEXT = (

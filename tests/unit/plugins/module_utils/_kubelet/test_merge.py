@@ -3,8 +3,8 @@
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _kubelet_merge as merge
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet_merge import KubeletConfigError
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import merge
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.merge import KubeletConfigError
 
 HEAD = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
 MAIN = "/var/lib/kubelet/config.yaml"

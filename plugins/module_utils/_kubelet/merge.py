@@ -17,128 +17,26 @@ Mirrors what the kubelet does at start-up (cmd/kubelet/app/server.go):
 
 The result keeps, for every key, the file that set it last (`origin_of`), so
 a validation error can name the file to fix.
+
+Public: `merge_patch`, `effective_config`, `EffectiveConfig`, `dropin_sort_key`, `is_dropin_name`,
+`API_VERSION`, `KIND`, `DEFAULT_ORIGIN`, `HAS_YAML`; `load_document` and `KubeletConfigError` live in
+`documents` (one file's loading) and are importable from here too.
 """
 
 from __future__ import annotations
 
 import copy
-import json
 import os
 
-try:
-    import yaml
-    HAS_YAML = True
-except ImportError:  # pragma: no cover - PyYAML is a requirement of ansible-core
-    yaml = None
-    HAS_YAML = False
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.allocatable import DEFAULT_EVICTION_HARD
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.documents import (  # re-exported: merge.py is where callers find them
+    API_VERSION, HAS_YAML, KIND, KubeletConfigError, load_document)
 
-API_VERSION = "kubelet.config.k8s.io/v1beta1"
-KIND = "KubeletConfiguration"
+__all__ = ("API_VERSION", "KIND", "DEFAULT_ORIGIN", "HAS_YAML", "EffectiveConfig", "KubeletConfigError", "load_document",
+           "merge_patch", "effective_config", "dropin_sort_key", "is_dropin_name")
+
 DROPIN_SUFFIX = ".conf"
 DEFAULT_ORIGIN = "(kubelet default)"
-
-# pkg/kubelet/eviction/defaults_linux.go: DefaultEvictionHard (Linux).
-DEFAULT_EVICTION_HARD = {
-    "memory.available": "100Mi",
-    "nodefs.available": "10%",
-    "nodefs.inodesFree": "5%",
-    "imagefs.available": "15%",
-    "imagefs.inodesFree": "5%",
-}
-
-
-class KubeletConfigError(ValueError):
-    """A kubelet configuration file that the kubelet would refuse to load."""
-
-    def __init__(self, message, path=None, line=None):
-        self.path = path
-        self.line = line
-        where = path or "<config>"
-        if line is not None:
-            where = "%s:%d" % (where, line)
-        super().__init__("%s: %s" % (where, message))
-        self.reason = message
-
-
-if HAS_YAML:
-    class _StrictLoader(yaml.SafeLoader):  # pylint: disable=too-many-ancestors
-        """SafeLoader that refuses duplicate keys, as the kubelet's strict decoder does."""
-
-    def _construct_mapping(loader, node, deep=False):
-        loader.flatten_mapping(node)
-        mapping = {}
-        for key_node, value_node in node.value:
-            key = loader.construct_object(key_node, deep=deep)
-            try:
-                hash(key)
-            except TypeError:
-                raise yaml.constructor.ConstructorError(
-                    "while constructing a mapping", node.start_mark, "found an unhashable key", key_node.start_mark)
-            if key in mapping:
-                raise yaml.constructor.ConstructorError(
-                    "while constructing a mapping", node.start_mark,
-                    "found duplicate key %r (the kubelet's strict decoding rejects duplicate fields)" % (key,),
-                    key_node.start_mark)
-            mapping[key] = loader.construct_object(value_node, deep=deep)
-        return mapping
-
-    _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
-    # Keep dates as text (sigs.k8s.io/yaml hands them to JSON as strings); a datetime is not JSON.
-    _StrictLoader.yaml_implicit_resolvers = {
-        first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-    }
-
-
-def _mark_line(exc):
-    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-    if mark is None:
-        return None
-    return mark.line + 1
-
-
-def load_document(text, path):
-    """Parse one kubelet configuration file (YAML or JSON) into a dict.
-
-    The kubelet decodes the main file and every drop-in with the same codec
-    (pkg/kubelet/kubeletconfig/configfiles/configfiles.go), so both must be a
-    mapping with ``apiVersion: kubelet.config.k8s.io/v1beta1`` and
-    ``kind: KubeletConfiguration``; an empty file is refused
-    ("kubelet config file %q was empty"). Raises KubeletConfigError naming the
-    file and, for a syntax error, the parser's line.
-    """
-    if isinstance(text, bytes):
-        try:
-            text = text.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise KubeletConfigError("not UTF-8 text (%s)" % exc, path)
-    if not HAS_YAML:
-        raise KubeletConfigError("PyYAML is required to read kubelet configuration files", path)
-    if not text.strip():
-        # pkg/kubelet/kubeletconfig/configfiles/configfiles.go: Load
-        raise KubeletConfigError("kubelet config file %s was empty" % json.dumps(path), path)
-    try:
-        doc = yaml.load(text, Loader=_StrictLoader)  # nosec B506 - a SafeLoader subclass
-    except yaml.YAMLError as exc:
-        line = _mark_line(exc)
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise KubeletConfigError("cannot parse as YAML or JSON: %s" % problem, path, line)
-    if not isinstance(doc, dict):
-        raise KubeletConfigError("expected a mapping (a KubeletConfiguration object), found %s" % type(doc).__name__, path)
-    api_version = doc.get("apiVersion")
-    kind = doc.get("kind")
-    if kind is None or api_version is None:
-        missing = "Kind" if kind is None else "Version"
-        # k8s.io/apimachinery runtime/serializer: a document without apiVersion/kind
-        raise KubeletConfigError("Object '%s' is missing: the kubelet needs apiVersion: %s and kind: %s in every config file"
-                                 % (missing, API_VERSION, KIND), path)
-    if kind != KIND or api_version != API_VERSION:
-        raise KubeletConfigError("apiVersion %r, kind %r is not a kubelet configuration; expected apiVersion: %s, kind: %s"
-                                 % (api_version, kind, API_VERSION, KIND), path)
-    for key in doc:
-        if not isinstance(key, str):
-            raise KubeletConfigError("key %r is not a string" % (key,), path)
-    return doc
 
 
 def merge_patch(base, patch):

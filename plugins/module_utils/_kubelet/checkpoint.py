@@ -10,12 +10,22 @@ state checkpoint policy %q, please drain this node and delete the CPU manager
 checkpoint file %q before restarting Kubelet". Writing such a configuration
 onto a node whose checkpoints are still there breaks its next kubelet restart
 or reboot, so it is refused here with the same words.
+
+Public: `CHECKPOINTS`, `policy_of(path)`, `stale(config, state_dir)`.
+
+Checkpoint files are read through `_fileio.read_regular`: a FIFO, device or symlink where a
+checkpoint is expected is a finding that names the file, never a blocking read.
 """
 
 from __future__ import annotations
 
 import json
 import os
+
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._fileio import FileIOError, read_regular
+
+# The kubelet's checkpoints are a few KiB to a few MiB (one entry per container).
+MAX_CHECKPOINT_BYTES = 16 * 1024 * 1024
 
 CHECKPOINTS = (
     # (file name, config key, the kubelet's default policy, manager name in the kubelet's message)
@@ -30,12 +40,17 @@ def policy_of(path):
     v1/v2 checkpoints carry ``policyName`` at the top; the 1.37 format embeds the
     v2 structure under ``data`` (an object, or that object as a JSON string).
     """
-    if not os.path.lexists(path):
-        return None, None
     try:
-        with open(path, "rb") as handle:
-            doc = json.loads(handle.read().decode("utf-8"))
-    except (OSError, ValueError) as exc:
+        data = read_regular(path, MAX_CHECKPOINT_BYTES)
+    except FileNotFoundError:
+        return None, None
+    except FileIOError as exc:
+        return None, "%s (a kubelet checkpoint is expected there)" % exc
+    except OSError as exc:
+        return None, "%s: cannot be read as a kubelet checkpoint (%s)" % (path, exc.strerror or exc)
+    try:
+        doc = json.loads(data.decode("utf-8"))
+    except ValueError as exc:
         return None, "%s: cannot be read as a kubelet checkpoint (%s)" % (path, exc)
     if isinstance(doc, dict) and "policyName" not in doc and "data" in doc:
         data = doc["data"]
