@@ -2,6 +2,8 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """How logic runs vendor tools: an injectable runner, never a shell.
 
+Public: `ModuleRunner`, `RecordedRunner`, `NoCommandsRunner`.
+
 Logic takes a runner object with two methods:
 
 * ``find(name)`` returns the executable's path, or None when it is not installed;

@@ -1,100 +1,188 @@
 # Copyright: (c) 2026, GPU Smith
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Small, safe readers for sysfs and procfs files under an alternate root.
+"""The root facts are read under, and small bounded readers for sysfs and procfs files.
 
-Every reader returns ``(value, warning)``: the value, or None with a warning
-string that names the path and what was wrong with it (missing, unreadable,
-not the expected format). Nothing here raises for bad file content, so one
-broken file never hides the rest of the topology.
+Public: `TopologyError`, `Root`, `read_text`, `read_int`, `read_cpulist`, `read_cpumask`,
+`read_cpus`, `read_cpulist_ids`, `read_cpumask_ids`, `read_cpu_ids`, `mask_ids`, `list_dir`,
+`exists`, `is_missing`, `excerpt`.
 
-Links: a real sysfs has symbolic links; copies of sysfs (snapshots) sometimes
-store each link as a small regular file whose content is the link's target
-("../../devices/pci0000:00/0000:00:03.0"). `resolve` follows both kinds, and
-never leaves the root: an absolute target is taken relative to the root, and
-".." stops at the root, as in a chroot.
+Every reader returns ``(value, warning)``: the value, or None with a warning string that names
+the path and what was wrong with it (missing, unreadable, not the expected format). Nothing here
+raises for bad file content, so one broken file never hides the rest of the topology.
+
+Reading never leaves the root: each path is resolved with `_fileio.resolve_within` (as in a
+chroot, ``..`` stops at the root and an absolute link target is read inside it) and opened with
+`_fileio.read_regular` (regular files only, non-blocking, size-bounded), so a FIFO, a device or a
+link out of the root is a warning naming the path, never a hang or a read elsewhere. Only
+trailing NUL padding is ignored; a NUL inside the text is an error. Warnings quote at most a
+short excerpt of what a file holds.
 """
 
 from __future__ import annotations
 
-import errno
 import os
 import posixpath
 import re
 import stat
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _cpulist
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _fileio
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._errors import NumaGateError
 
-# A link stored as a file: one relative or absolute path, no blanks inside.
-_LINK_STUB = re.compile(r"^(?:\.\.?/|/)[^\s\x00]*$")
-_LINK_STUB_MAX = 4096
 _FULL_MASK = re.compile(r"^[0-9a-fA-F]{1,8}(?:,[0-9a-fA-F]{8})*$")
-_MAX_LINK_HOPS = 40
 # Far above any sysfs attribute (a page); stops a wrong path from reading a huge file.
 _MAX_READ = 1 << 20
+# A cpumask never needs more 32-bit words than CPU ids up to _cpulist.MAX_CPU_ID.
+_MAX_MASK_WORDS = _cpulist.MAX_CPU_ID // 32
+_EXCERPT = 40
+_KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+          (stat.S_ISSOCK, "a socket"))
 
 
-def read_text(path):
-    """Read a small text file: NUL bytes removed, surrounding blanks stripped.
+class TopologyError(NumaGateError, ValueError):
+    """The root has no CPU topology (or no online CPU) at all, so there are no facts to give."""
 
-    Returns (text, None), or (None, warning) when the file is missing,
-    unreadable, or not text.
+
+class Root:
+    """The directory facts are read under: ``path`` (absolute) for messages; every read stays inside it.
+
+    A value: readers take it as an argument and never change it.
+    """
+
+    def __init__(self, path):
+        if not isinstance(path, str) or not path:
+            raise TopologyError("root %r is not a path" % (path,))
+        self.path = os.path.abspath(path)
+        self.is_host = self.path == os.sep
+
+    def join(self, rel):
+        """rel inside the root; '..' never climbs above it."""
+        rel = posixpath.normpath("/" + rel).lstrip("/")
+        return os.path.join(self.path, rel) if rel else self.path
+
+    def relative(self, absolute):
+        return os.path.relpath(absolute, self.path)
+
+    def read_text(self, path):
+        return read_text(path, self.path)
+
+    def read_int(self, path):
+        return read_int(path, self.path)
+
+    def read_cpulist(self, path):
+        return read_cpulist(path, self.path)
+
+    def read_cpulist_ids(self, path):
+        return read_cpulist_ids(path, self.path)
+
+    def read_cpus(self, list_path, mask_path=None):
+        return read_cpus(list_path, mask_path, self.path)
+
+    def read_cpu_ids(self, list_path, mask_path=None):
+        return read_cpu_ids(list_path, mask_path, self.path)
+
+    def list_dir(self, path):
+        return list_dir(path, self.path)
+
+    def exists(self, path):
+        return exists(path, self.path)
+
+    def isdir(self, path):
+        return exists(path, self.path, stat.S_ISDIR)
+
+
+def _inside(path, root):
+    """The real location of ``path`` (absolute, under ``root``) resolved inside ``root`` ("/" when None)."""
+    base = root or os.sep
+    return _fileio.resolve_within(base, os.path.relpath(path, base) if os.path.isabs(path) else path)
+
+
+def exists(path, root=None, test=None):
+    """True when ``path`` resolves inside ``root`` to something (``test(st_mode)`` true, if given)."""
+    try:
+        info = os.stat(_inside(path, root))
+    except (OSError, _fileio.FileIOError):
+        return False
+    return test is None or bool(test(info.st_mode))
+
+
+def excerpt(text, limit=_EXCERPT):
+    """At most ``limit`` characters of a file's text, for a warning."""
+    if len(text) <= limit:
+        return text
+    return text[:limit] + "..."
+
+
+def _kind(mode):
+    for test, name in _KINDS:
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def read_text(path, root=None):
+    """Read a small text file: trailing NUL padding and surrounding blanks stripped.
+
+    Returns (text, None), or (None, warning) when the file is missing, unreadable, not a
+    regular file, too large, not text, or holds a NUL byte before its end.
     """
     try:
-        data = _read_bytes(path)
+        real = _inside(path, root)
+        info = os.lstat(real)
     except FileNotFoundError:
         return None, "%s: missing" % path
-    except IsADirectoryError:
-        return None, "%s: unreadable (a directory where a file is expected)" % path
     except NotADirectoryError:
         return None, "%s: missing (a parent is not a directory)" % path
+    except _fileio.FileIOError as exc:
+        if str(exc).endswith("a path component is not a directory"):
+            return None, "%s: missing (a parent is not a directory)" % path
+        return None, "%s: unreadable (%s)" % (path, exc)
     except OSError as exc:
         return None, "%s: unreadable (%s)" % (path, exc.strerror or exc)
+    if stat.S_ISDIR(info.st_mode):
+        return None, "%s: unreadable (a directory where a file is expected)" % path
+    if not stat.S_ISREG(info.st_mode):
+        return None, "%s: unreadable (%s, not a regular file; not opened)" % (path, _kind(info.st_mode))
     try:
-        text = data.replace(b"\x00", b"").decode("utf-8")
+        data = _fileio.read_regular(real, _MAX_READ)
+    except FileNotFoundError:
+        return None, "%s: missing" % path
+    except _fileio.FileIOError as exc:
+        return None, "%s: unreadable (%s)" % (path, exc)
+    except OSError as exc:
+        return None, "%s: unreadable (%s)" % (path, exc.strerror or exc)
+    data = data.rstrip(b"\x00 \t\r\n")
+    if b"\x00" in data:
+        return None, "%s: a NUL byte at offset %d, before the end (only trailing NUL padding is ignored); not parsed" % (path, data.index(b"\x00"))
+    try:
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         return None, "%s: not text (bytes that are not UTF-8)" % path
     return text.strip(), None
 
 
-def _read_bytes(path):
-    """The file's bytes (at most _MAX_READ); raw os calls, as this runs for every CPU."""
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        chunks = []
-        total = 0
-        while total < _MAX_READ:
-            chunk = os.read(fd, 65536)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            total += len(chunk)
-    finally:
-        os.close(fd)
-    return b"".join(chunks)
-
-
-def read_int(path):
+def read_int(path, root=None):
     """Read a file holding one decimal integer (sign allowed)."""
-    text, warning = read_text(path)
+    text, warning = read_text(path, root)
     if text is None:
         return None, warning
     try:
         return int(text, 10), None
     except ValueError:
-        return None, "%s: %r is not an integer" % (path, _short(text))
+        return None, "%s: %r is not an integer" % (path, excerpt(text))
 
 
-def read_cpulist(path):
+def read_cpulist(path, root=None):
     """Read a cpulist file ("0-3,8"); returns the canonical cpulist."""
-    return _as_cpulist(read_cpulist_ids(path))
+    return _as_cpulist(read_cpulist_ids(path, root))
 
 
-def read_cpumask(path):
+def read_cpumask(path, root=None):
     """Read a cpumask file ("ff,00000001"); returns the canonical cpulist."""
-    return _as_cpulist(read_cpumask_ids(path))
+    return _as_cpulist(read_cpumask_ids(path, root))
 
 
-def read_cpus(list_path, mask_path=None):
+def read_cpus(list_path, mask_path=None, root=None):
     """Read a CPU set from a cpulist file, falling back to its cpumask twin.
 
     Old kernels only have the mask (``cpumap``, ``thread_siblings``); newer
@@ -102,37 +190,44 @@ def read_cpus(list_path, mask_path=None):
     to the mask, and its warning is kept alongside. ``list_path`` may be
     None to read the mask only. Returns the canonical cpulist.
     """
-    return _as_cpulist(read_cpu_ids(list_path, mask_path))
+    return _as_cpulist(read_cpu_ids(list_path, mask_path, root))
 
 
-def read_cpulist_ids(path):
+def _parse_warning(path, text, exc):
+    """The parse error naming the file, quoting the content only when it is short."""
+    if len(text) > 2 * _EXCERPT:
+        return "%s: not a cpu set (%d characters starting %r)" % (path, len(text), excerpt(text))
+    return "%s: %s" % (path, exc)
+
+
+def read_cpulist_ids(path, root=None):
     """Like read_cpulist, but the CPU ids as a sorted list."""
-    text, warning = read_text(path)
+    text, warning = read_text(path, root)
     if text is None:
         return None, warning
     try:
         return _cpulist.parse(text), None
     except _cpulist.CpuListError as exc:
-        return None, "%s: %s" % (path, exc)
+        return None, _parse_warning(path, text, exc)
 
 
-def read_cpumask_ids(path):
+def read_cpumask_ids(path, root=None):
     """Like read_cpumask, but the CPU ids as a sorted list."""
-    text, warning = read_text(path)
+    text, warning = read_text(path, root)
     if text is None:
         return None, warning
     try:
         return mask_ids(text), None
     except _cpulist.CpuListError as exc:
-        return None, "%s: %s" % (path, exc)
+        return None, _parse_warning(path, text, exc)
 
 
-def read_cpu_ids(list_path, mask_path=None):
+def read_cpu_ids(list_path, mask_path=None, root=None):
     """Like read_cpus, but the CPU ids as a sorted list."""
-    value, warning = read_cpulist_ids(list_path) if list_path else (None, None)
+    value, warning = read_cpulist_ids(list_path, root) if list_path else (None, None)
     if value is not None or not mask_path:
         return value, warning
-    mask_value, mask_warning = read_cpumask_ids(mask_path)
+    mask_value, mask_warning = read_cpumask_ids(mask_path, root)
     if mask_value is not None:
         if is_missing(warning):
             return mask_value, None
@@ -143,12 +238,15 @@ def read_cpu_ids(list_path, mask_path=None):
 
 
 def mask_ids(text):
-    """CPU ids of a kernel cpumask, sorted; CpuListError for garbage.
+    """CPU ids of a kernel cpumask, sorted; CpuListError for garbage or a mask beyond the CPU id limit.
 
     The usual shape (32-bit words, all but the first 8 digits) is read as one
     integer; anything else goes through _cpulist.parse_mask, which checks it.
     """
     cleaned = text.replace("\x00", "").strip()
+    if cleaned.count(",") >= _MAX_MASK_WORDS:
+        raise _cpulist.CpuListError("cpumask of %d words: more than the %d words that CPU ids up to %d need"
+                                    % (cleaned.count(",") + 1, _MAX_MASK_WORDS, _cpulist.MAX_CPU_ID - 1))
     if not _FULL_MASK.match(cleaned):
         return _cpulist.parse_mask(text)
     value = int(cleaned.replace(",", ""), 16)
@@ -170,148 +268,17 @@ def is_missing(warning):
     return warning is None or ": missing" in warning
 
 
-def list_dir(path):
+def list_dir(path, root=None):
     """Names in a directory, sorted; (None, warning) when it cannot be listed."""
     try:
-        return sorted(os.listdir(path)), None
+        return sorted(os.listdir(_inside(path, root))), None
     except FileNotFoundError:
         return None, "%s: missing" % path
     except NotADirectoryError:
         return None, "%s: not a directory" % path
+    except _fileio.FileIOError as exc:
+        if str(exc).endswith("a path component is not a directory"):
+            return None, "%s: not a directory" % path
+        return None, "%s: unreadable (%s)" % (path, exc)
     except OSError as exc:
         return None, "%s: unreadable (%s)" % (path, exc.strerror or exc)
-
-
-def _read_link_stub(path, size):
-    """The target stored in a link-as-file, or None when the file is not one."""
-    if size > _LINK_STUB_MAX:
-        return None
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(_LINK_STUB_MAX + 1)
-    except OSError:
-        return None
-    try:
-        text = data.decode("ascii").rstrip("\n")
-    except UnicodeDecodeError:
-        return None
-    if _LINK_STUB.match(text):
-        return text
-    return None
-
-
-def resolve(root, relpath, link_stubs=None):
-    """Resolve relpath (inside root) through links, without leaving root.
-
-    Returns (absolute path, None) for an existing file or directory, or
-    (None, warning) when a component is missing (a dangling link), is not a
-    directory, or the links loop. ``link_stubs`` (default: only when root is
-    not "/") lets regular files that hold a link target act as links.
-    """
-    root = os.path.abspath(root)
-    if link_stubs is None:
-        link_stubs = root != os.sep
-    pending = [part for part in relpath.split("/") if part][::-1]
-    resolved = []
-    hops = 0
-    while pending:
-        name = pending.pop()
-        if name == ".":
-            continue
-        if name == "..":
-            if resolved:
-                resolved.pop()
-            continue
-        candidate = os.path.join(root, *resolved, name)
-        try:
-            info = os.lstat(candidate)
-        except FileNotFoundError:
-            return None, "%s: missing (%s)" % (_show(root, relpath), "dangling link" if hops else "no such file")
-        except OSError as exc:
-            if exc.errno == errno.ENOTDIR:
-                return None, "%s: missing (a parent is not a directory)" % _show(root, relpath)
-            return None, "%s: unreadable (%s)" % (_show(root, relpath), exc.strerror or exc)
-        target = None
-        if stat.S_ISLNK(info.st_mode):
-            try:
-                target = os.readlink(candidate)
-            except OSError as exc:
-                return None, "%s: unreadable link (%s)" % (candidate, exc.strerror or exc)
-        elif link_stubs and stat.S_ISREG(info.st_mode):
-            target = _read_link_stub(candidate, info.st_size)
-        if target is None:
-            if pending and not stat.S_ISDIR(info.st_mode):
-                return None, "%s: missing (%s is not a directory)" % (_show(root, relpath), candidate)
-            resolved.append(name)
-            continue
-        hops += 1
-        if hops > _MAX_LINK_HOPS:
-            return None, "%s: too many levels of links" % _show(root, relpath)
-        if target.startswith("/"):
-            resolved = []
-        pending.extend(part for part in target.split("/")[::-1] if part)
-    return os.path.join(root, *resolved), None
-
-
-def read_link(path, link_stubs=True):
-    """The text of the link at path, not followed: a symlink's target, or the target a link-as-file holds.
-
-    (None, warning) when path is missing, unreadable or not a link.
-    ``link_stubs`` False takes only real symlinks as links.
-    """
-    try:
-        info = os.lstat(path)
-    except FileNotFoundError:
-        return None, "%s: missing" % path
-    except OSError as exc:
-        if exc.errno == errno.ENOTDIR:
-            return None, "%s: missing (a parent is not a directory)" % path
-        return None, "%s: unreadable (%s)" % (path, exc.strerror or exc)
-    if stat.S_ISLNK(info.st_mode):
-        try:
-            return os.readlink(path), None
-        except OSError as exc:
-            return None, "%s: unreadable link (%s)" % (path, exc.strerror or exc)
-    if link_stubs and stat.S_ISREG(info.st_mode):
-        target = _read_link_stub(path, info.st_size)
-        if target is not None:
-            return target, None
-    return None, "%s: not a link" % path
-
-
-def link_basename(root, relpath, link_stubs=None):
-    """Basename of a link's own text, not of what it resolves to (e.g. a driver's name).
-
-    A device's ``driver`` link names the driver even where its target is
-    missing, as in snapshots, which copy the device tree but not
-    /sys/bus/*/drivers. The directories above the link are resolved through
-    links (without leaving root); the link itself is read, not followed.
-    ``link_stubs`` as in resolve. (None, warning) when the link is missing or
-    is not a link.
-    """
-    root = os.path.abspath(root)
-    if link_stubs is None:
-        link_stubs = root != os.sep
-    parent, name = posixpath.split(posixpath.normpath("/" + relpath))
-    if not name:
-        return None, "%s: not a link" % _show(root, relpath)
-    directory, warning = resolve(root, parent, link_stubs)
-    if directory is None:
-        return None, warning
-    target, warning = read_link(os.path.join(directory, name), link_stubs)
-    if target is None:
-        return None, warning
-    basename = posixpath.basename(target.rstrip("/"))
-    if basename in ("", ".", ".."):
-        return None, "%s: link target %r names nothing" % (os.path.join(directory, name), _short(target))
-    return basename, None
-
-
-def _show(root, relpath):
-    return os.path.join(root, relpath.lstrip("/"))
-
-
-def _short(text, limit=40):
-    if len(text) <= limit:
-        return text
-    return text[:limit] + "..."

@@ -7,7 +7,7 @@ import pytest
 
 from ansible.module_utils.testing import patch_module_args
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import gather as _topology
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import gather as _gather
 from ansible_collections.gpusmith.numa_gate.plugins.modules import topology_facts
 from ansible_collections.gpusmith.numa_gate.tests.unit import shared_paths
 
@@ -113,4 +113,4 @@ def test_bad_gpu_source_is_refused(capsys):
 
 
 def test_argument_spec_matches_gather():
-    assert list(_topology.GPU_SOURCES) == ["auto", "nvml", "nvidia-smi", "sysfs", "none"]
+    assert list(_gather.GPU_SOURCES) == ["auto", "nvml", "nvidia-smi", "sysfs", "none"]

@@ -1,4 +1,4 @@
-"""The topology gather on the real H200 host, on small built trees, on broken input and on this machine."""
+"""The topology gather (_facts/gather.py) on the real H200 host, on small built trees, on broken input and on this machine."""
 
 import json
 import os
@@ -7,9 +7,10 @@ import shutil
 import pytest
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _cpulist
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import gpus as _gpus
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import nvidia as _nvidia
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import sysfs as _sysfs
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import gather as _topology
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import sysfs
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import gather as _gather
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts.runner import RecordedRunner
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts.gather import TopologyError, gather
 from ansible_collections.gpusmith.numa_gate.tests.unit import shared_paths
@@ -37,7 +38,7 @@ def recorded_h200_runner():
 
 def test_h200_nvidia_smi_recorded():
     """The real _nvidia (the default reader) reads the recorded nvidia-smi outputs; sysfs says -1, nvidia-smi says node 0."""
-    assert _topology._default_nvidia() is _nvidia.gather_nvidia  # pylint: disable=protected-access
+    assert _gpus.default_nvidia() is _nvidia.gather_nvidia  # pylint: disable=protected-access
     runner = recorded_h200_runner()
     facts = gather(H200, gpu_source="nvidia-smi", runner=runner)
     assert facts["gpus"] == [{
@@ -538,14 +539,14 @@ def test_directory_where_a_file_is_expected(h200_copy):
 def test_unreadable_file(h200_copy, monkeypatch):
     """Tests run as root, so chmod 000 would not stop them: the denial is simulated at os.open."""
     path = str(h200_copy / "sys/devices/system/cpu/cpu5/topology/core_id")
-    real_open = _sysfs.os.open
+    real_open = sysfs.os.open
 
     def guarded(name, flags, *args):
         if name == path:
             raise PermissionError(13, "Permission denied", name)
         return real_open(name, flags, *args)
 
-    monkeypatch.setattr(_sysfs.os, "open", guarded)
+    monkeypatch.setattr(sysfs.os, "open", guarded)
     facts = gather(str(h200_copy), gpu_source="none")
     assert "%s: unreadable (Permission denied)" % path in facts["warnings"]
     # thread siblings still place cpu5 in its own core
@@ -668,7 +669,7 @@ def test_warnings_are_strings_and_facts_are_json():
     facts = gather(os.path.join(HWLOC, "fakememinitiators-1np2c+1npp+gi"), gpu_source="sysfs")
     assert json.loads(json.dumps(facts)) == facts
     assert all(isinstance(w, str) for w in facts["warnings"])
-    assert _topology.SCHEMA_VERSION == facts["schema_version"] == 1
+    assert _gather.SCHEMA_VERSION == facts["schema_version"] == 1
 
 
 def test_no_node_directory_uses_meminfo_hugepages_when_sysfs_lists_none(tmp_path):
