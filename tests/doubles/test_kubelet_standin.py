@@ -1,0 +1,256 @@
+# Copyright: (c) 2026, GPU Smith
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The kubelet stand-in run as a subprocess: it starts, serves, writes verifiable checkpoints, refuses in the kubelet's words.
+
+The checksums are checked here independently of the stand-in's code (a separate go-spew rendering
+and FNV-1a written in this file) and against the upstream test vectors.
+"""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+
+PROGRAM = os.path.join(os.path.dirname(os.path.abspath(__file__)), "kubelet", "kubelet_standin.py")
+
+
+# --- independent checks -------------------------------------------------------------------
+
+def fnv32a(text):
+    h = 2166136261
+    for b in text.encode("utf-8"):
+        h = ((h ^ b) * 16777619) % (1 << 32)
+    return h
+
+
+def v2_text(policy, default, entries):
+    """The hashed text of a V2 CPU checkpoint, written out by hand (KUBELET-FACTS.md)."""
+    inner = " ".join("%s:map[%s]" % (pod, " ".join("%s:%s" % (c, entries[pod][c]) for c in sorted(entries[pod]))) for pod in sorted(entries))
+    return ("(*state.CPUManagerCheckpoint){PolicyName:(string)%s DefaultCPUSet:(string)%s "
+            "Entries:(map[string]map[string]string)map[%s] Checksum:(checksum.Checksum)0}" % (policy, default, inner))
+
+
+def memory_text(policy, machine_state):
+    """The hashed text of a V1 memory checkpoint without entries."""
+    nodes = []
+    for nid in sorted(machine_state, key=int):
+        node = machine_state[nid]
+        tables = " ".join(
+            "%s:<*>{TotalMemSize:(uint64)%d SystemReserved:(uint64)%d Allocatable:(uint64)%d Reserved:(uint64)%d Free:(uint64)%d}" % (
+                name, t["total"], t["systemReserved"], t["allocatable"], t["reserved"], t["free"]) for name, t in sorted(node["memoryMap"].items()))
+        nodes.append("%s:<*>{NumberOfAssignments:(int)%d MemoryMap:(map[v1.ResourceName]*state.MemoryTable)map[%s] Cells:([]int)[%s]}" % (
+            nid, node["numberOfAssignments"], tables, " ".join(str(c) for c in node["cells"])))
+    return ("(*state.MemoryManagerCheckpoint){PolicyName:(string)%s MachineState:(state.NUMANodeMap)map[%s] "
+            "Entries:(state.ContainerMemoryAssignments)map[] Checksum:(checksum.Checksum)0}" % (policy, " ".join(nodes)))
+
+
+def test_independent_check_matches_the_upstream_vectors():
+    assert fnv32a(v2_text("static", "0,2-12,14-23", {"235148fe-393f-47a8-a17d-bd55bc1a836b": {"cgroup1-0": "1,13"}})) == 1552716370
+    assert fnv32a('(string){"policyName":"none","defaultCPUSet":"4-6"}') == 657950972
+    assert fnv32a('(string){"policyName":"static","defaultCPUSet":"7-9","entries":{"pod":{"container1":"4-6","container2":"1-3"}}}') == 1420829534
+    assert fnv32a(memory_text("None", {})) == 4236770233
+
+
+# --- running it -------------------------------------------------------------------------------
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def write(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as handle:
+        handle.write(text)
+
+
+@pytest.fixture
+def node(tmp_path):
+    """A fake machine (4 CPUs, 2 NUMA nodes of 4 GiB) and a root dir."""
+    sysfs = tmp_path / "sys"
+    write(str(sysfs / "devices/system/cpu/online"), "0-3\n")
+    for nid, cpus in ((0, "0-1"), (1, "2-3")):
+        write(str(sysfs / ("devices/system/node/node%d/cpulist" % nid)), cpus + "\n")
+        write(str(sysfs / ("devices/system/node/node%d/meminfo" % nid)), "Node %d MemTotal:        4194304 kB\n" % nid)
+    write(str(tmp_path / "meminfo"), "MemTotal:        8388608 kB\n")
+    return tmp_path
+
+
+STATIC = """apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+cpuManagerPolicy: static
+memoryManagerPolicy: Static
+reservedSystemCPUs: "0"
+kubeReserved: {memory: 1Gi}
+reservedMemory:
+- numaNode: 0
+  limits: {memory: 1124Mi}
+"""
+
+
+def command(node, config, *extra):
+    write(str(node / "config.yaml"), config)
+    return [sys.executable, PROGRAM, "--config", str(node / "config.yaml"), "--root-dir", str(node / "root"),
+            "--sysfs-root", str(node / "sys"), "--meminfo", str(node / "meminfo"), "--node-name", "n1"] + list(extra)
+
+
+def refused(node, config, *extra):
+    proc = subprocess.run(command(node, config, "--healthz-port", str(free_port()), "--port", str(free_port()), *extra),
+                          capture_output=True, text=True, timeout=20)
+    assert proc.returncode == 1, proc.stderr
+    return [line for line in proc.stderr.splitlines() if line.startswith("kubelet stand-in refused to start: ")][0][len("kubelet stand-in refused to start: "):]
+
+
+def get(url):
+    with urllib.request.urlopen(url, timeout=2) as resp:
+        return resp.read().decode()
+
+
+class Running(object):
+    def __init__(self, node, config, *extra):
+        self.hz, self.port = free_port(), free_port()
+        self.proc = subprocess.Popen(command(node, config, "--healthz-port", str(self.hz), "--port", str(self.port), *extra),
+                                     stderr=subprocess.PIPE, text=True)
+        deadline = time.time() + 15
+        while time.time() < deadline:
+            try:
+                assert get("http://127.0.0.1:%d/healthz" % self.hz) == "ok"
+                return
+            except OSError:
+                assert self.proc.poll() is None, self.proc.stderr.read()
+                time.sleep(0.05)
+        raise AssertionError("the stand-in did not serve healthz")
+
+    def stop(self):
+        self.proc.terminate()
+        assert self.proc.wait(timeout=10) == 0
+
+
+def read_state(node, name):
+    with open(str(node / "root" / name)) as handle:
+        return json.load(handle)
+
+
+def test_starts_serves_and_writes_verifiable_137_checkpoints(node):
+    kubelet = Running(node, STATIC)
+    try:
+        configz = json.loads(get("http://127.0.0.1:%d/configz" % kubelet.port))["kubeletconfig"]
+        assert (configz["kind"], configz["apiVersion"], configz["cpuManagerPolicy"]) == ("KubeletConfiguration", "kubelet.config.k8s.io/v1beta1", "static")
+        assert get("http://127.0.0.1:%d/healthz" % kubelet.port) == "ok"
+        assert "kubelet_cpu_manager_pinning_requests_total 0" in get("http://127.0.0.1:%d/metrics" % kubelet.port)
+    finally:
+        kubelet.stop()
+    cpu = read_state(node, "cpu_manager_state")
+    assert json.loads(cpu["data"]) == {"policyName": "static", "defaultCpuSet": "0-3"}
+    assert cpu["dataChecksum"] == fnv32a("(string)" + cpu["data"])
+    assert (cpu["policyName"], cpu["defaultCpuSet"]) == ("static", "0-3")
+    assert cpu["checksum"] == fnv32a(v2_text("static", "0-3", {}))
+    mem = read_state(node, "memory_manager_state")
+    assert mem["dataChecksum"] == fnv32a("(string)" + mem["data"])
+    inner = json.loads(mem["data"])
+    assert inner["policyName"] == "Static"
+    assert inner["machineState"]["0"]["memoryMap"]["memory"] == {
+        "total": 4294967296, "systemReserved": 1124 * 2 ** 20, "allocatable": 4294967296 - 1124 * 2 ** 20, "reserved": 0, "free": 4294967296 - 1124 * 2 ** 20}
+    assert mem["checksum"] == fnv32a(memory_text("Static", mem["machineState"]))
+
+
+def test_restart_over_its_own_checkpoints_starts_again_and_leaves_them_alone(node):
+    Running(node, STATIC).stop()
+    before = [open(str(node / "root" / n), "rb").read() for n in ("cpu_manager_state", "memory_manager_state")]
+    Running(node, STATIC).stop()
+    assert [open(str(node / "root" / n), "rb").read() for n in ("cpu_manager_state", "memory_manager_state")] == before
+
+
+def test_a_pod_file_gets_exclusive_cpus_and_a_memory_block(node):
+    write(str(node / "root/standin-pods/p.json"), json.dumps({"uid": "u1", "containers": [{"name": "c", "cpus": 2, "memory": "1Gi"}]}))
+    Running(node, STATIC).stop()
+    cpu = read_state(node, "cpu_manager_state")
+    assert json.loads(cpu["data"]) == {"policyName": "static", "defaultCpuSet": "0-1", "entries": {"u1": {"c": "2-3"}}}
+    assert cpu["checksum"] == fnv32a(v2_text("static", "0-1", {"u1": {"c": "2-3"}}))
+    mem = json.loads(read_state(node, "memory_manager_state")["data"])
+    assert mem["entries"] == {"u1": {"c": [{"numaAffinity": [1], "type": "memory", "size": 2 ** 30}]}}
+    assert mem["machineState"]["1"]["numberOfAssignments"] == 1
+    Running(node, STATIC).stop()  # the assignments pass the start checks
+
+
+def stale(node, name, payload):
+    write(str(node / "root" / name), json.dumps(payload))
+    return str(node / "root" / name)
+
+
+def test_refuses_a_cpu_checkpoint_of_another_policy(node):
+    path = stale(node, "cpu_manager_state", {"policyName": "none", "defaultCpuSet": "", "checksum": 0})
+    assert refused(node, STATIC) == (
+        'start cpu manager error: could not restore state from checkpoint: configured policy "static" differs from state checkpoint policy "none", '
+        'please drain this node and delete the CPU manager checkpoint file "%s" before restarting Kubelet' % path)
+
+
+def test_refuses_a_corrupt_cpu_checkpoint(node):
+    path = stale(node, "cpu_manager_state", {"policyName": "static", "defaultCpuSet": "0-3", "checksum": 1234})
+    assert refused(node, STATIC) == (
+        "start cpu manager error: could not restore state from checkpoint: checkpoint is corrupted, "
+        'please drain this node and delete the CPU manager checkpoint file "%s" before restarting Kubelet' % path)
+
+
+def test_refuses_a_v4_checkpoint_with_a_damaged_data_checksum(node):
+    data = '{"policyName":"static","defaultCpuSet":"0-3"}'
+    path = stale(node, "cpu_manager_state", {"policyName": "static", "defaultCpuSet": "0-3", "checksum": 0, "data": data, "dataChecksum": fnv32a("(string)" + data) ^ 1})
+    assert refused(node, STATIC) == (
+        "start cpu manager error: could not restore state from checkpoint: could not load v4 checkpoint: checkpoint is corrupted, "
+        'please drain this node and delete the CPU manager checkpoint file "%s" before restarting Kubelet' % path)
+
+
+def test_refuses_reserved_cpus_outside_the_default_set(node):
+    stale(node, "cpu_manager_state", {"policyName": "static", "defaultCpuSet": "1-3", "entries": {"p": {"c": "0"}}, "checksum": 0})
+    assert refused(node, STATIC) == 'start cpu manager error: not all reserved cpus: "0" are present in defaultCpuSet: "1-3"'
+
+
+def test_refuses_a_memory_checkpoint_of_another_policy(node):
+    path = stale(node, "memory_manager_state", {"policyName": "None", "machineState": {}, "checksum": 0})
+    assert refused(node, STATIC) == (
+        'start memory manager error: could not restore state from checkpoint: [memorymanager] configured policy "Static" differs from state checkpoint policy "None", '
+        'please drain this node and delete the memory manager checkpoint file "%s" before restarting Kubelet' % path)
+
+
+def test_refuses_a_memory_machine_state_that_no_longer_matches(node):
+    Running(node, STATIC).stop()
+    changed = STATIC.replace("kubeReserved: {memory: 1Gi}", "kubeReserved: {memory: 2Gi}").replace("1124Mi", "2148Mi")
+    assert refused(node, changed) == "start memory manager error: [memorymanager] the expected machine state is different from the real one"
+
+
+@pytest.mark.parametrize("change, message", [
+    (("cpuManagerPolicy: static", "cpuManagerPolicy: Static"), 'failed to run Kubelet: unknown policy: "Static"'),
+    (("memoryManagerPolicy: Static", "memoryManagerPolicy: static"), 'failed to run Kubelet: unknown policy: "static"'),
+    (('reservedSystemCPUs: "0"\n', ""), "failed to run Kubelet: [cpumanager] unable to determine reserved CPU resources for static policy"),
+    (('reservedSystemCPUs: "0"', 'reservedSystemCPUs: "0,7"'),
+     "failed to run Kubelet: new static policy error: [cpumanager] unable to build the reserved physical CPUs from the reserved set: unknown CPU ID: 7"),
+    (("1124Mi", "1Gi"), 'failed to run Kubelet: the total amount "1Gi" of type "memory" is not equal to the value "1124Mi" determined by Node Allocatable feature'),
+    (("numaNode: 0", "numaNode: 3"), "failed to run Kubelet: the reserved memory configuration references a NUMA node 3 that does not exist on this machine"),
+    (("cpuManagerPolicy: static", "cpuManagerPolicy: static\ntopologyManagerPolicy: single-numa"),
+     'failed to validate kubelet configuration, error: invalid configuration: topologyManagerPolicy (--topology-manager-policy) "single-numa" must be one of: '
+     '["none" "best-effort" "restricted" "single-numa-node"], path: CONFIG'),
+])
+def test_refuses_an_invalid_config_in_the_kubelets_words(node, change, message):
+    assert refused(node, STATIC.replace(*change)) == message.replace("CONFIG", str(node / "config.yaml"))
+
+
+def test_dropins_merge_in_lexical_order_and_need_apiversion_and_kind(node):
+    head = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+    write(str(node / "conf.d/10-a.conf"), head + "cpuManagerPolicy: none\nmemoryManagerPolicy: None\n")
+    write(str(node / "conf.d/20-b/x.conf"), head + "kubeReserved: {memory: 2Gi}\n")
+    write(str(node / "conf.d/30-c.yaml"), "not: used\n")
+    kubelet = Running(node, STATIC, "--config-dir", str(node / "conf.d"))
+    try:
+        configz = json.loads(get("http://127.0.0.1:%d/configz" % kubelet.port))["kubeletconfig"]
+        assert (configz["cpuManagerPolicy"], configz["memoryManagerPolicy"], configz["kubeReserved"]) == ("none", "None", {"memory": "2Gi"})
+    finally:
+        kubelet.stop()
+    write(str(node / "conf.d/40-d.conf"), "cpuManagerPolicy: static\n")
+    assert refused(node, STATIC, "--config-dir", str(node / "conf.d")).startswith(
+        "failed to load kubelet dropin file, path: %s, error: Object 'Kind' is missing in " % (node / "conf.d/40-d.conf"))
