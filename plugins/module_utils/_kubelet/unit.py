@@ -1,0 +1,116 @@
+# Copyright: (c) 2026, GPU Smith
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""How the kubelet is started on a node: its command line, its ``--config`` and ``--config-dir``, its version.
+
+Public: `flags_from_argv(argv)`, `expand(words, environment)`, `parse_environment_file(text)`,
+`read_unit(runner, service, read_file)`, `kubelet_version(runner, binary)`.
+
+A kubelet reads drop-ins only when it runs with ``--config-dir`` (cmd/kubelet/app/server.go,
+``kubeletConfigDirFlag``), so the transition must know the flags before writing a drop-in. They
+come from the running process (``/proc/<MainPID>/cmdline``) when there is one, else from the
+unit's ``ExecStart`` with its ``Environment`` and ``EnvironmentFiles`` expanded the way systemd
+expands ``$VAR`` and ``${VAR}`` (a kubeadm node passes ``$KUBELET_CONFIG_ARGS``).
+"""
+
+from __future__ import annotations
+
+import re
+
+_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+_FLAGS = {"--config": "config", "--config-dir": "config_dir", "--root-dir": "root_dir", "--kubeconfig": "kubeconfig"}
+
+
+def flags_from_argv(argv):
+    """{config, config_dir, root_dir, kubeconfig} from a kubelet argv (``--flag=value`` or ``--flag value``)."""
+    found = {name: None for name in _FLAGS.values()}
+    index = 1
+    while index < len(argv):
+        word = argv[index]
+        name, sep, value = word.partition("=")
+        if name.startswith("-") and not name.startswith("--"):
+            name = "-" + name  # pflag accepts -config as --config
+        if name in _FLAGS:
+            if not sep:
+                value = argv[index + 1] if index + 1 < len(argv) else ""
+                index += 1
+            found[_FLAGS[name]] = value
+        index += 1
+    return found
+
+
+def expand(words, environment):
+    """systemd's word expansion of ``$VAR`` (split into words) and ``${VAR}`` (kept whole)."""
+    result = []
+    for word in words:
+        whole = re.fullmatch(r"\$([A-Za-z_][A-Za-z0-9_]*)", word)
+        if whole:
+            result.extend(environment.get(whole.group(1), "").split())
+            continue
+        result.append(_VAR.sub(lambda match: environment.get(match.group(1) or match.group(2), ""), word))
+    return result
+
+
+def parse_environment_file(text):
+    """KEY=value lines of a systemd EnvironmentFile (comments and blank lines skipped, quotes removed)."""
+    values = {}
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith(("#", ";")) or "=" not in line:
+            continue
+        key, value = line.split("=", 1)
+        value = value.strip()
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+            value = value[1:-1]
+        values[key.strip()] = value
+    return values
+
+
+def _show(runner, systemctl, service, prop):
+    rc, out, _err = runner.run([systemctl, "show", service, "--property", prop, "--value"])
+    return out.strip() if rc == 0 else ""
+
+
+def _exec_start_argv(text):
+    match = re.search(r"argv\[\]=(.*?) ;", text)
+    return match.group(1).split() if match else []
+
+
+def read_unit(runner, service, read_file):
+    """What systemd says about the kubelet unit: argv (as run or as it would run), flags, source.
+
+    ``read_file(path)`` returns a file's text or None (an EnvironmentFile may be missing with ``-``).
+    """
+    systemctl = runner.find("systemctl")
+    if not systemctl:
+        return {"service": service, "argv": [], "flags": flags_from_argv([]), "source": "systemctl not found", "active": None}
+    active = _show(runner, systemctl, service, "ActiveState")
+    pid = _show(runner, systemctl, service, "MainPID")
+    if pid.isdigit() and int(pid) > 0:
+        cmdline = read_file("/proc/%s/cmdline" % pid)
+        if cmdline:
+            argv = [part for part in cmdline.split("\0") if part]
+            return {"service": service, "argv": argv, "flags": flags_from_argv(argv), "source": "/proc/%s/cmdline" % pid,
+                    "active": active}
+    environment = {}
+    for entry in _show(runner, systemctl, service, "EnvironmentFiles").splitlines():
+        path = entry.split(" (", 1)[0].strip()
+        text = read_file(path) if path else None
+        if text:
+            environment.update(parse_environment_file(text))
+    for word in _show(runner, systemctl, service, "Environment").split():
+        if "=" in word:
+            key, value = word.split("=", 1)
+            environment[key] = value
+    argv = expand(_exec_start_argv(_show(runner, systemctl, service, "ExecStart")), environment)
+    return {"service": service, "argv": argv, "flags": flags_from_argv(argv), "source": "ExecStart", "active": active}
+
+
+def kubelet_version(runner, binary):
+    """``kubelet --version`` ("Kubernetes v1.37.0" -> "v1.37.0"), or None when it cannot run."""
+    if not binary:
+        return None
+    rc, out, _err = runner.run([binary, "--version"])
+    if rc != 0:
+        return None
+    match = re.search(r"v\d+\.\d+\.\d+\S*", out)
+    return match.group(0) if match else (out.strip() or None)

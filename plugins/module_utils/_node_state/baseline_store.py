@@ -1,0 +1,154 @@
+# Copyright: (c) 2026, GPU Smith
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The node's baseline: its kubelet files as they were on first contact, kept once, never rewritten.
+
+Public: `MANIFEST`, `SCHEMA_VERSION`, `record(root, store, files, facts)`, `load(root, store)`,
+`verify(root, store)`, `original_bytes(root, store, path)`.
+
+``<store>/manifest.json`` lists every file (its node path, role, sha256, size, mode and owner, or
+``absent: true`` when it did not exist) and the facts of that moment (the kubelet version and the
+unit's flags); ``<store>/files/<n>`` holds the bytes, 0600 in 0700 folders. The store is built in
+a temporary folder beside it and renamed into place after everything is fsynced, so a run killed
+half way leaves no baseline, never half of one. An existing baseline is never overwritten: a later
+run reads it and says whether it still matches its manifest (`verify`), and a mismatch is
+reported, not repaired.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import stat
+
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _fileio
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_state import atomic
+
+MANIFEST = "manifest.json"
+SCHEMA_VERSION = 1
+_FILES = "files"
+_LIMIT = 16 * 1024 * 1024
+
+
+def _snapshot(root, node_path):
+    real = _fileio.resolve_within(root, node_path, follow_last=False)
+    try:
+        info = os.lstat(real)
+    except FileNotFoundError:
+        return {"path": node_path, "absent": True}, None
+    if stat.S_ISLNK(info.st_mode):
+        return {"path": node_path, "symlink": os.readlink(real)}, None
+    data = _fileio.read_regular(real, _LIMIT)
+    return {"path": node_path, "sha256": hashlib.sha256(data).hexdigest(), "size": len(data),
+            "mode": "%04o" % stat.S_IMODE(info.st_mode), "uid": info.st_uid, "gid": info.st_gid}, data
+
+
+def _store_dir(root, store):
+    return _fileio.resolve_within(root, store, follow_last=False)
+
+
+def load(root, store):
+    """The manifest of the baseline at ``store`` (a node path), or None when there is none yet."""
+    real = _store_dir(root, store)
+    try:
+        info = os.lstat(real)
+    except FileNotFoundError:
+        return None
+    if not stat.S_ISDIR(info.st_mode):
+        raise atomic.NodeStateError("baseline %s exists and is not a folder (it is %s); nothing was changed"
+                                    % (store, "a symlink" if stat.S_ISLNK(info.st_mode) else "a file or device"))
+    try:
+        text = _fileio.read_regular(os.path.join(real, MANIFEST), _LIMIT)
+    except FileNotFoundError:
+        raise atomic.NodeStateError("baseline %s has no %s: it is not a baseline this collection wrote; nothing was changed"
+                                    % (store, MANIFEST))
+    try:
+        manifest = json.loads(text.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise atomic.NodeStateError("baseline %s/%s is not JSON (%s); nothing was changed" % (store, MANIFEST, exc))
+    if not isinstance(manifest, dict) or manifest.get("schema_version") != SCHEMA_VERSION or not isinstance(manifest.get("files"), list):
+        raise atomic.NodeStateError("baseline %s/%s is not a schema_version %d manifest; nothing was changed" % (store, MANIFEST, SCHEMA_VERSION))
+    return manifest
+
+
+def record(root, store, files, facts):
+    """Keep ``files`` [(node path, role)] and ``facts`` as the baseline, unless one exists.
+
+    Returns ``(manifest, created)``. ``facts`` (kubelet version, unit flags, when) go into the
+    manifest as they are.
+    """
+    existing = load(root, store)
+    if existing is not None:
+        return existing, False
+    real = _store_dir(root, store)
+    parent = os.path.dirname(real)
+    atomic.make_private_dir(parent)
+    temp = os.path.join(parent, ".%s.partial-%d" % (os.path.basename(real), os.getpid()))
+    if os.path.lexists(temp):
+        shutil.rmtree(temp)
+    atomic.make_private_dir(os.path.join(temp, _FILES))
+    entries = []
+    try:
+        for index, (node_path, role) in enumerate(files):
+            entry, data = _snapshot(root, node_path)
+            entry["role"] = role
+            if data is not None:
+                entry["copy"] = "%s/%d" % (_FILES, index)
+                atomic.write_atomic(os.path.join(temp, entry["copy"]), data, mode=atomic.NEW_FILE_MODE, owner=atomic.private_owner())
+            entries.append(entry)
+        manifest = {"schema_version": SCHEMA_VERSION, "facts": facts, "files": entries}
+        body = (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode()
+        atomic.write_atomic(os.path.join(temp, MANIFEST), body, mode=atomic.NEW_FILE_MODE, owner=atomic.private_owner())
+        atomic.fsync_dir(os.path.join(temp, _FILES))
+        atomic.fsync_dir(temp)
+        try:
+            os.rename(temp, real)
+        except OSError:
+            # Another run got there first: its baseline stands, ours goes.
+            shutil.rmtree(temp, ignore_errors=True)
+            return load(root, store), False
+        atomic.fsync_dir(parent)
+    except BaseException:
+        shutil.rmtree(temp, ignore_errors=True)
+        raise
+    return manifest, True
+
+
+def verify(root, store):
+    """{"intact": bool, "problems": [...]} for the baseline at ``store``: every copy against its sha256."""
+    manifest = load(root, store)
+    if manifest is None:
+        return {"intact": False, "problems": ["there is no baseline at %s" % store]}
+    real = _store_dir(root, store)
+    problems = []
+    for entry in manifest["files"]:
+        if "copy" not in entry:
+            continue
+        try:
+            data = _fileio.read_regular(os.path.join(real, entry["copy"]), _LIMIT)
+        except (OSError, _fileio.FileIOError) as exc:
+            problems.append("%s: its copy %s cannot be read (%s)" % (entry["path"], entry["copy"], exc))
+            continue
+        if hashlib.sha256(data).hexdigest() != entry.get("sha256"):
+            problems.append("%s: its copy %s no longer matches the manifest's sha256 %s" % (entry["path"], entry["copy"], entry.get("sha256")))
+    return {"intact": not problems, "problems": problems}
+
+
+def original_bytes(root, store, path):
+    """The baseline bytes of node file ``path`` (sha256-checked), None if it was absent then."""
+    manifest = load(root, store)
+    if manifest is None:
+        raise atomic.NodeStateError("there is no baseline at %s to restore %s from" % (store, path))
+    for entry in manifest["files"]:
+        if entry["path"] != path:
+            continue
+        if entry.get("absent"):
+            return None
+        if "copy" not in entry:
+            raise atomic.NodeStateError("the baseline of %s is a symlink to %s, not bytes" % (path, entry.get("symlink")))
+        data = _fileio.read_regular(os.path.join(_store_dir(root, store), entry["copy"]), _LIMIT)
+        if hashlib.sha256(data).hexdigest() != entry["sha256"]:
+            raise atomic.NodeStateError("the baseline copy of %s no longer matches its sha256 %s; not used" % (path, entry["sha256"]))
+        return data
+    raise atomic.NodeStateError("the baseline at %s has no record of %s" % (store, path))
