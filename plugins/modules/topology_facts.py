@@ -30,6 +30,9 @@ options:
         (for example one taken by C(hwloc-gather-topology)) for offline analysis.
       - With a root other than V(/), vendor GPU tools are not run (they would describe this machine,
         not the snapshot), so GPUs come from the snapshot's sysfs.
+      - Reading never leaves O(root) - a symlink is resolved inside it, as in a chroot - and only regular
+        files are read, with a size bound, so a FIFO or device where a sysfs file is expected is a warning, never a hang.
+      - An empty value is refused, never taken as V(/).
     type: path
     default: /
   gpu_source:
@@ -76,7 +79,7 @@ ansible_facts:
   contains:
     numa_gate_topology:
       description:
-        - Facts schema version 1 (see the collection's DESIGN page), plus C(allowed) and C(warnings).
+        - Facts schema version 1 (described in the collection's C(docs/facts.md)), plus C(allowed) and C(warnings).
         - CPU sets are canonical Linux cpulists (V(0-3,8)); PCI addresses are C(dddd:bb:dd.f).
       returned: success
       type: dict
@@ -108,8 +111,26 @@ import os
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts.runner import ModuleRunner
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _errors
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts.gather import GPU_SOURCES, TopologyError, gather
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts.runner import ModuleRunner
+
+
+def _body(module):
+    root = module.params["root"]
+    runner = ModuleRunner(module) if root and os.path.abspath(root) == os.sep else None
+    try:
+        facts = gather(root=root, gpu_source=module.params["gpu_source"], runner=runner)
+    except _errors.NumaGateError:
+        raise
+    except OSError as exc:
+        raise TopologyError("reading the topology under %s failed: %s (%s)" % (root, exc.strerror or exc, exc.filename or root)) from exc
+    except Exception as exc:  # pylint: disable=broad-exception-caught
+        # Last resort: a bug must still end in a message that names the root, not a module traceback.
+        raise TopologyError("reading the topology under %s failed with an unexpected %s: %s" % (root, type(exc).__name__, exc)) from exc
+    for warning in facts["warnings"]:
+        module.warn(warning)
+    module.exit_json(changed=False, ansible_facts={"numa_gate_topology": facts})
 
 
 def main():
@@ -120,20 +141,7 @@ def main():
         ),
         supports_check_mode=True,
     )
-    root = module.params["root"]
-    runner = ModuleRunner(module) if os.path.abspath(root) == os.sep else None
-    try:
-        facts = gather(root=root, gpu_source=module.params["gpu_source"], runner=runner)
-    except TopologyError as exc:
-        module.fail_json(msg=str(exc), root=root)
-    except OSError as exc:
-        module.fail_json(msg="reading the topology under %s failed: %s (%s)" % (root, exc.strerror or exc, exc.filename or root), root=root)
-    except Exception as exc:
-        # Last resort: a bug must still end in a message that names the root, not a module traceback.
-        module.fail_json(msg="reading the topology under %s failed with an unexpected %s: %s" % (root, type(exc).__name__, exc), root=root)
-    for warning in facts["warnings"]:
-        module.warn(warning)
-    module.exit_json(changed=False, ansible_facts={"numa_gate_topology": facts})
+    _errors.run_module(module, _body, root=module.params["root"])
 
 
 if __name__ == "__main__":

@@ -114,3 +114,13 @@ def test_bad_gpu_source_is_refused(capsys):
 
 def test_argument_spec_matches_gather():
     assert list(_gather.GPU_SOURCES) == ["auto", "nvml", "nvidia-smi", "sysfs", "none"]
+
+
+def test_empty_root_is_refused(capsys):
+    """Issue 7 rule 8: an empty root is not a default; it is refused, never read as "/"."""
+    code, result = run_module({"root": "", "gpu_source": "none"}, capsys)
+    assert code == 1
+    assert result["failed"] is True
+    assert result["msg"] == "root '' is not a path"
+    assert result["root"] == ""
+    assert "ansible_facts" not in result
