@@ -34,14 +34,14 @@ def kubelet_base(node, registered):
 
 
 def forward(base, method, path, query, headers, body, timeout=10):
-    """Send the request to ``base`` + ``path``; returns (code, content type, body bytes)."""
+    """Send the request to ``base`` + ``path``; returns (code, body bytes, content type)."""
     target = urllib.parse.urlsplit(base)
     full_path = (target.path.rstrip("/") + "/" + path.lstrip("/")) + (("?" + query) if query else "")
     connection = http.client.HTTPConnection(target.hostname, target.port or 80, timeout=timeout)
     try:
         connection.request(method, full_path, body=body or None, headers={k: headers[k] for k in _FORWARDED_HEADERS if headers.get(k)})
         response = connection.getresponse()
-        return response.status, response.getheader("Content-Type") or "text/plain; charset=utf-8", response.read()
+        return response.status, response.read(), response.getheader("Content-Type") or "text/plain; charset=utf-8"
     except OSError as exc:
         raise api_status.service_unavailable("error trying to reach service: dial tcp %s:%s: %s" % (target.hostname, target.port, exc)) from exc
     finally:
