@@ -5,11 +5,19 @@
 A cpulist is the kernel's list format ("0-3,8,10-11"); a cpumask is the
 comma-separated 32-bit hex words format ("00000000,0000ff0f"). Every set that
 leaves this module is canonical: sorted, ranges merged, "" for empty.
+
+Public: `parse`, `parse_mask`, `check_ids`, `format`, `canonical`, `union`, `difference`, `intersection`,
+`CpuListError`, `MAX_CPU_ID`.
+
+Only trailing NUL padding (as some sysfs files carry) and surrounding whitespace are stripped;
+a NUL byte anywhere else is refused, never deleted ("0-1\\x005" is not CPUs 0-1005).
 """
 
 from __future__ import annotations
 
 import re
+
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._errors import NumaGateError
 
 _RANGE = re.compile(r"^(\d+)(?:-(\d+))?$")
 _HEXWORD = re.compile(r"^[0-9a-fA-F]{1,8}$")
@@ -19,7 +27,11 @@ _HEXWORD = re.compile(r"^[0-9a-fA-F]{1,8}$")
 MAX_CPU_ID = 1 << 16
 
 
-class CpuListError(ValueError):
+# Trailing padding a kernel file may carry after its value.
+_PADDING = "\x00 \t\n\r\x0b\x0c"
+
+
+class CpuListError(NumaGateError, ValueError):
     """A cpulist or cpumask that does not follow the kernel's format."""
 
 
@@ -32,7 +44,7 @@ def parse(text):
         raise CpuListError("cpulist is None, expected a string such as '0-3,8'")
     if not isinstance(text, str):
         raise CpuListError("cpulist %r is a %s, expected a string such as '0-3,8'" % (text, type(text).__name__))
-    cleaned = text.replace("\x00", "").strip()
+    cleaned = _unpadded("cpulist", text)
     if not cleaned:
         return []
     cpus = set()
@@ -51,11 +63,19 @@ def parse(text):
     return sorted(cpus)
 
 
+def _unpadded(what, text):
+    """text without surrounding whitespace and trailing NUL padding; a NUL inside is refused."""
+    cleaned = text.rstrip(_PADDING).lstrip()
+    if "\x00" in cleaned:
+        raise CpuListError("%s %r has a NUL byte at offset %d; only trailing NUL padding is ignored" % (what, text, text.index("\x00")))
+    return cleaned
+
+
 def parse_mask(text):
     """Parse a kernel cpumask ("ff,00000001") into a sorted list of CPU ids."""
     if not isinstance(text, str):
         raise CpuListError("cpumask %r is not a string" % (text,))
-    cleaned = text.replace("\x00", "").strip()
+    cleaned = _unpadded("cpumask", text)
     if not cleaned:
         return []
     words = cleaned.split(",")
@@ -73,6 +93,21 @@ def parse_mask(text):
             bit += 1
         bit_base += 32
     return sorted(cpus)
+
+
+def check_ids(cpus):
+    """A list of CPU ids (ints, or strings of digits) as ints; anything else is a CpuListError naming it."""
+    if isinstance(cpus, (str, bytes, dict)) or not hasattr(cpus, "__iter__"):
+        raise CpuListError("%r is a %s, expected a list of CPU ids" % (cpus, type(cpus).__name__))
+    result = []
+    for cpu in cpus:
+        if isinstance(cpu, bool) or not isinstance(cpu, (int, str)) or (isinstance(cpu, str) and not cpu.strip().isdigit()):
+            raise CpuListError("%r in %r is not a CPU id (a whole number >= 0)" % (cpu, cpus))
+        value = int(cpu)
+        if value < 0 or value >= MAX_CPU_ID:
+            raise CpuListError("CPU id %d in %r is outside 0-%d" % (value, cpus, MAX_CPU_ID - 1))
+        result.append(value)
+    return result
 
 
 def format(cpus):  # pylint: disable=redefined-builtin

@@ -1,10 +1,16 @@
 # Copyright: (c) 2026, GPU Smith
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""PCI address normalisation: every address leaves as dddd:bb:dd.f, lower case."""
+"""PCI address normalisation: every address leaves as dddd:bb:dd.f, lower case.
+
+Public: `normalize`, `is_address`, `PciAddressError`. Surrounding whitespace and trailing NUL
+padding are stripped; a NUL byte inside an address is refused, never deleted.
+"""
 
 from __future__ import annotations
 
 import re
+
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._errors import NumaGateError
 
 # NVML prints an 8-digit domain ("00000000:00:06.0"); sysfs a 4-digit one;
 # some tools omit the domain ("18:00.0").
@@ -13,7 +19,7 @@ _ADDRESS = re.compile(
 )
 
 
-class PciAddressError(ValueError):
+class PciAddressError(NumaGateError, ValueError):
     """A string that is not a PCI address."""
 
 
@@ -21,7 +27,9 @@ def normalize(address):
     """Return the address as dddd:bb:dd.f (lower case), or raise PciAddressError."""
     if not isinstance(address, str):
         raise PciAddressError("PCI address %r is not a string" % (address,))
-    text = address.replace("\x00", "").strip()
+    text = address.rstrip("\x00 \t\n\r").lstrip()
+    if "\x00" in text:
+        raise PciAddressError("PCI address %r has a NUL byte at offset %d; only trailing NUL padding is ignored" % (address, address.index("\x00")))
     match = _ADDRESS.match(text)
     if not match:
         raise PciAddressError("PCI address %r is not of the form [domain:]bus:device.function" % (address,))

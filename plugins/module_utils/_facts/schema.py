@@ -39,9 +39,10 @@ Core = namedtuple("Core", "id cpus numa package usable")
 Core.__doc__ = """A physical core: id is its lowest CPU (the kubelet's getUniqueCoreID); cpus its online CPUs;
 numa its NUMA node (None: none known); usable: reservable whole (placed, no isolated CPU)."""
 VendorAffinity = namedtuple("VendorAffinity", "source numa_node cpus")
-Device = namedtuple("Device", "kind name index uuid pci_address numa_node numa_source sysfs_numa_node local_cpus vendor_affinity")
+Device = namedtuple("Device", "kind name index uuid pci_address numa_node numa_source sysfs_numa_node local_cpus vendor_affinity warnings")
 Device.__doc__ = """A GPU or NIC. numa_node: as the facts give it (None: unknown; it may name a node the facts lack,
-then a warning says so); local_cpus: canonical cpulist or None; vendor_affinity: VendorAffinity or None."""
+then a warning says so); local_cpus: canonical cpulist or None; vendor_affinity: VendorAffinity or None;
+warnings: what the reader could not use about this device (also in Topology.warnings)."""
 Topology = namedtuple("Topology", "cpus nodes cores cpu_numa cpu_core gpus nics memory_bytes memory_source numa_first warnings")
 Topology.__doc__ = """nodes: {id: NumaNode}, cores: {core id: Core}, cpu_numa / cpu_core: {cpu: node id / core id}
 (read-only mappings, ascending ids); gpus, nics: Device tuples; memory_bytes: MemTotal, else the NUMA sum;
@@ -269,14 +270,16 @@ def _read_device(kind, entry, nodes, warnings):
     if index is not None and not _is_int(index):
         raise SchemaError("topology %s entry %r: index %r is not an integer or null" % (key, entry, index))
     label = "%s %s" % (kind, address or name or index)
+    own = []
     numa_node = _numa_ref(key, entry)
     if "sysfs_numa_node" in entry:
         sysfs_node = _numa_ref(key, entry, "sysfs_numa_node")
     else:
         sysfs_node = numa_node if source == "sysfs" else None
     if numa_node is not None and numa_node not in nodes:
-        warnings.append("%s: numa_node %d is not a NUMA node of the facts (nodes: %s); its locality is taken as unknown"
-                        % (label, numa_node, ", ".join(str(node_id) for node_id in sorted(nodes))))
+        own.append("%s: numa_node %d is not a NUMA node of the facts (nodes: %s); its locality is taken as unknown"
+                   % (label, numa_node, ", ".join(str(node_id) for node_id in sorted(nodes))))
+    local_cpus = _local_cpus(label, "local_cpus", entry.get("local_cpus"), own)
     vendor = entry.get("vendor_affinity")
     if vendor is not None and not isinstance(vendor, dict):
         raise SchemaError("topology %s entry %s: vendor_affinity %r is a %s, expected a dict with source, numa_node and cpus, or null"
@@ -287,10 +290,10 @@ def _read_device(kind, entry, nodes, warnings):
         if vendor_source is not None and not isinstance(vendor_source, str):
             raise SchemaError("topology %s entry %s: vendor_affinity.source %r is not a string" % (key, address or name or index, vendor_source))
         affinity = VendorAffinity(source=vendor_source, numa_node=_numa_ref(key, vendor),
-                                  cpus=_local_cpus(label, "vendor_affinity.cpus", vendor.get("cpus"), warnings))
+                                  cpus=_local_cpus(label, "vendor_affinity.cpus", vendor.get("cpus"), own))
+    warnings.extend(own)
     return Device(kind=kind, name=name, index=index, uuid=uuid, pci_address=address, numa_node=numa_node, numa_source=source,
-                  sysfs_numa_node=sysfs_node, local_cpus=_local_cpus(label, "local_cpus", entry.get("local_cpus"), warnings),
-                  vendor_affinity=affinity)
+                  sysfs_numa_node=sysfs_node, local_cpus=local_cpus, vendor_affinity=affinity, warnings=tuple(own))
 
 
 def kubelet_node(value):

@@ -2,37 +2,37 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The locality oracle: which NUMA node and CPUs each GPU and NIC is local to.
 
-Derived from topology facts (schema v1), not a kubelet component. Every value
-keeps where it came from, and sources that disagree are reported side by
-side, never resolved silently: the acceptance record compares these values
-with what the kubelet assigned.
+Public: `build(topology)`, `LocalityError`, `ORACLE_VERSION`.
+
+Derived from topology facts (schema v1, read through `_facts.schema.read`), not a kubelet
+component. Every value keeps where it came from, and sources that disagree are reported side
+by side, never resolved silently: the acceptance record compares these values with what the
+kubelet assigned. A device whose NUMA node is unknown, or names a node the facts do not list,
+is in ``unknown_locality``; ``warnings`` says why (the schema reader's words).
 """
 
 from __future__ import annotations
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _cpulist
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import schema
 
 ORACLE_VERSION = 1
 
 
-class LocalityError(ValueError):
-    """Facts that cannot be turned into an oracle."""
+class LocalityError(schema.SchemaError):
+    """Facts that cannot be turned into an oracle (a SchemaError, so a ValueError too)."""
 
 
 def build(topology):
     """Return the oracle for a topology facts dict (schema v1)."""
-    if not isinstance(topology, dict) or topology.get("schema_version") != 1:
-        raise LocalityError("locality oracle needs numa_gate_topology facts with schema_version 1, got %r"
-                            % (topology.get("schema_version") if isinstance(topology, dict) else type(topology).__name__))
-    node_cpus = {}
-    for node in _entries(topology, "numa_nodes"):
-        if not isinstance(node.get("id"), int) or isinstance(node.get("id"), bool):
-            raise LocalityError("numa_nodes entry %r has no integer id" % (node,))
-        node_cpus[node["id"]] = node.get("cpus") or ""
-    devices = [_entry("gpu", gpu, node_cpus) for gpu in _entries(topology, "gpus")]
-    devices += [_entry("nic", nic, node_cpus) for nic in _entries(topology, "nics")]
+    try:
+        facts = schema.read(topology, "the locality oracle")
+    except schema.SchemaError as exc:
+        raise LocalityError(str(exc), **exc.details) from exc
+    node_cpus = {node_id: _cpulist.format(node.cpus) for node_id, node in facts.nodes.items()}
+    devices = [_entry(device, facts, node_cpus) for device in facts.gpus + facts.nics]
     devices.sort(key=lambda d: (d["kind"], d["pci_address"] or "", d["name"] or ""))
-    unknown = [d["pci_address"] for d in devices if d["numa_node"] is None]
+    unknown = [d["pci_address"] for d in devices if d["numa_node"] not in node_cpus]
     disagreeing = [d["pci_address"] for d in devices if d["disagreements"]]
     return {
         "oracle_version": ORACLE_VERSION,
@@ -40,52 +40,27 @@ def build(topology):
         "by_numa_node": _by_node(devices, node_cpus),
         "unknown_locality": unknown,
         "disagreements": disagreeing,
+        "warnings": [warning for device in facts.gpus + facts.nics for warning in device.warnings],
     }
 
 
-def _entries(topology, key):
-    """topology[key] as a list of mappings; a missing or null list is empty."""
-    items = topology.get(key)
-    if items is None:
-        return []
-    if not isinstance(items, list) or not all(isinstance(item, dict) for item in items):
-        raise LocalityError("topology %s must be a list of mappings, got %r" % (key, items))
-    return items
-
-
-def _entry(kind, device, node_cpus):
-    observations = []
-    sysfs_node = device.get("sysfs_numa_node", device.get("numa_node") if device.get("numa_source") == "sysfs" else None)
-    observations.append({"source": "sysfs", "numa_node": sysfs_node, "cpus": _canonical_or_none(device.get("local_cpus"))})
-    vendor = device.get("vendor_affinity")
-    if vendor:
-        observations.append({"source": vendor.get("source"), "numa_node": vendor.get("numa_node"),
-                             "cpus": _canonical_or_none(vendor.get("cpus"))})
-    numa_node = device.get("numa_node")
-    if numa_node is not None and (not isinstance(numa_node, int) or isinstance(numa_node, bool)):
-        raise LocalityError("%s %s: numa_node %r is not an integer or null" % (kind, device.get("pci_address"), numa_node))
-    expected_cpus = node_cpus.get(numa_node) if numa_node is not None else None
+def _entry(device, facts, node_cpus):
+    observations = [{"source": "sysfs", "numa_node": device.sysfs_numa_node, "cpus": device.local_cpus}]
+    vendor = device.vendor_affinity
+    if vendor is not None:
+        observations.append({"source": vendor.source, "numa_node": vendor.numa_node, "cpus": vendor.cpus})
     return {
-        "kind": kind,
-        "name": device.get("name"),
-        "index": device.get("index"),
-        "uuid": device.get("uuid"),
-        "pci_address": device.get("pci_address"),
-        "numa_node": numa_node,
-        "numa_source": device.get("numa_source"),
-        "node_cpus": expected_cpus,
+        "kind": device.kind,
+        "name": device.name,
+        "index": device.index,
+        "uuid": device.uuid,
+        "pci_address": device.pci_address,
+        "numa_node": device.numa_node,
+        "numa_source": device.numa_source,
+        "node_cpus": node_cpus.get(device.numa_node) if device.numa_node in facts.nodes else None,
         "observations": observations,
         "disagreements": _disagreements(observations),
     }
-
-
-def _canonical_or_none(text):
-    if text in (None, ""):
-        return None
-    try:
-        return _cpulist.canonical(text)
-    except _cpulist.CpuListError:
-        return None
 
 
 def _disagreements(observations):
@@ -105,7 +80,7 @@ def _by_node(devices, node_cpus):
     for node_id in sorted(node_cpus):
         nodes[str(node_id)] = {"cpus": node_cpus[node_id], "gpus": [], "nics": []}
     for device in devices:
-        if device["numa_node"] is None or str(device["numa_node"]) not in nodes:
+        if device["numa_node"] not in node_cpus:
             continue
         label = device["uuid"] if device["kind"] == "gpu" and device["uuid"] else device["name"] or device["pci_address"]
         nodes[str(device["numa_node"])][device["kind"] + "s"].append(label)

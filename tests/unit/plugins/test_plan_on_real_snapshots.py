@@ -13,11 +13,13 @@ import re
 import pytest
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _cpulist
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _kubelet_merge
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _kubelet_validation
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import merge as _kubelet_merge
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import allocatable as _allocatable
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import validate as _validate
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import schema as _schema
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _quantity
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _reservation
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _topology
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan import plan as _reservation
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import gather as _topology
 from ansible_collections.gpusmith.numa_gate.tests.unit import shared_paths
 
 SNAPSHOTS = sorted(path[: -len(".truth.json")] for path in glob.glob(os.path.join(shared_paths.HWLOC, "*.truth.json")))
@@ -72,7 +74,7 @@ def test_plan_is_accepted_by_the_validator(root):
     assert "systemReserved" not in settings and "evictionHard" not in settings
     effective = _kubelet_merge.effective_config(KUBEADM_MAIN, [(DROPIN, dict(MAIN, **settings))], main_path=MAIN_PATH)
     assert effective["evictionHard"] == {"memory.available": "300Mi", "nodefs.available": "10%"}
-    assert [str(problem) for problem in _kubelet_validation.validate(effective, _kubelet_validation.node_from_topology(facts))] == []
+    assert [str(problem) for problem in _validate.validate(effective, _schema.kubelet_node(facts))] == []
 
     reserved = _cpulist.parse(settings["reservedSystemCPUs"])
     online = set(_cpulist.parse(facts["cpus"]["online"]))

@@ -1,13 +1,14 @@
-"""Unit tests for the locality oracle."""
+"""Unit tests for the locality oracle (_plan/locality.py), which reads the facts through _facts/schema.py."""
 
 import pytest
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _locality
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan import locality as _locality
 
 
 def _facts(gpus=(), nics=(), nodes=None):
     return {
         "schema_version": 1,
+        "cpus": {"online": "0-31", "isolated": ""},
         "numa_nodes": nodes or [{"id": 0, "cpus": "0-7,16-23"}, {"id": 1, "cpus": "8-15,24-31"}],
         "gpus": list(gpus),
         "nics": list(nics),
@@ -83,11 +84,13 @@ def test_rejects_facts_that_are_not_schema_v1(facts):
 @pytest.mark.parametrize(
     "facts, fragment",
     [
-        (dict(_facts(), numa_nodes=[{"cpus": "0-3"}]), "has no integer id"),
-        (dict(_facts(), gpus="GPU0"), "topology gpus must be a list of mappings"),
-        (dict(_facts(), nics=[None]), "topology nics must be a list of mappings"),
-        (_facts(gpus=[dict(H200_GPU, numa_node=[0])]), "numa_node [0] is not an integer or null"),
-        (_facts(gpus=[dict(H200_GPU, numa_node="0")]), "numa_node '0' is not an integer or null"),
+        # The one schema reader's words (they were the oracle's own: "has no integer id", "must be a list of mappings",
+        # "is not an integer or null"); each still names the field and the value.
+        (dict(_facts(), numa_nodes=[{"cpus": "0-3"}]), "topology numa_nodes entry {'cpus': '0-3'} has no id"),
+        (dict(_facts(), gpus="GPU0"), "topology gpus 'GPU0' is a str, expected a list"),
+        (dict(_facts(), nics=[None]), "topology nics entry None is a NoneType, expected a dict"),
+        (_facts(gpus=[dict(H200_GPU, numa_node=[0])]), "numa_node [0] is not a NUMA node id (an integer, or null when unknown)"),
+        (_facts(gpus=[dict(H200_GPU, numa_node="0")]), "numa_node '0' is not a NUMA node id (an integer, or null when unknown)"),
     ],
 )
 def test_malformed_facts_are_refused_by_name(facts, fragment):

@@ -9,10 +9,12 @@ import random
 
 import pytest
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _kubelet_merge
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _kubelet_validation
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _topology
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._reservation import PlanError, normalize_policy, reservation_plan
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import merge as _kubelet_merge
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import allocatable as _allocatable
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import validate as _validate
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import schema as _schema
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import gather as _topology
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan.plan import PlanError, normalize_policy, reservation_plan
 from ansible_collections.gpusmith.numa_gate.tests.unit import shared_paths
 
 GI = 1 << 30
@@ -208,7 +210,7 @@ def test_default_plan_in_full():
         },
         "schema_version": 1,
     }
-    assert _kubelet_validation.validate(module_view({}, plan), _kubelet_validation.node_from_topology(machine())) == []
+    assert _validate.validate(module_view({}, plan), _schema.kubelet_node(machine())) == []
     assert reservation_plan(machine(), None, base()) == plan
 
 
@@ -361,7 +363,7 @@ def test_percentage_eviction_uses_the_kubelet_float32_arithmetic():
     plan = reservation_plan(facts, policy)
     # float32(10)/100 = 0.100000001490116...; int64(17179869184 x that) = 1717986944 (exact decimal would be 1717986918)
     assert plan["reserved"]["memory_bytes"] == {"0": 1717986944}
-    assert plan["reserved"]["memory_bytes"]["0"] == _kubelet_validation.reserved_memory_total({"evictionHard": {"memory.available": "10%"}}, 16 * GI)
+    assert plan["reserved"]["memory_bytes"]["0"] == _allocatable.reserved_memory_total({"evictionHard": {"memory.available": "10%"}}, 16 * GI)
 
 
 def test_partial_eviction_hard_merges_over_the_node_thresholds():
@@ -373,7 +375,7 @@ def test_partial_eviction_hard_merges_over_the_node_thresholds():
     assert plan["kubelet_settings"]["evictionHard"] == {"nodefs.available": "10%"}
     assert ("evictionHard from the policy (nodefs.available) merges over the node's thresholds, which stay: imagefs.available 15%, "
             "imagefs.inodesFree 5%, memory.available 100Mi, nodefs.inodesFree 5%") in plan["reasons"]
-    assert _kubelet_validation.validate(module_view({}, plan), _kubelet_validation.node_from_topology(machine())) == []
+    assert _validate.validate(module_view({}, plan), _schema.kubelet_node(machine())) == []
 
 
 def test_partial_eviction_hard_merges_over_the_node_own_thresholds():
@@ -382,8 +384,8 @@ def test_partial_eviction_hard_merges_over_the_node_own_thresholds():
     assert plan["reserved"]["memory_bytes"] == {"0": 300 * MI}
     assert plan["kubelet_settings"]["evictionHard"] == {"nodefs.available": "5%"}
     assert "evictionHard memory.available 300Mi (node config /var/lib/kubelet/config.yaml)" in plan["reasons"][1]
-    assert _kubelet_validation.validate(module_view({"evictionHard": {"memory.available": "300Mi", "nodefs.available": "15%"}}, plan),
-                                        _kubelet_validation.node_from_topology(machine())) == []
+    assert _validate.validate(module_view({"evictionHard": {"memory.available": "300Mi", "nodefs.available": "15%"}}, plan),
+                                        _schema.kubelet_node(machine())) == []
 
 
 def test_partial_eviction_hard_in_the_main_file_zeroes_the_omitted_signals():
@@ -422,7 +424,7 @@ def test_existing_reservations_in_the_main_file_are_counted():
     assert plan["warnings"] == ["kubeReserved cpu 1 (node config /var/lib/kubelet/config.yaml) is overridden by reservedSystemCPUs "
                                 "(the kubelet then reserves 2 CPUs)"]
     main = {"kubeReserved": {"cpu": "1", "memory": "1Gi"}, "systemReserved": {"memory": "512Mi"}}
-    assert _kubelet_validation.validate(module_view(main, plan), _kubelet_validation.node_from_topology(machine())) == []
+    assert _validate.validate(module_view(main, plan), _schema.kubelet_node(machine())) == []
 
 
 def test_a_plain_dict_base_config_is_the_node_config():
@@ -455,12 +457,12 @@ def test_percentages_are_taken_of_memtotal_not_the_numa_sum():
     facts = machine()
     facts["memory_bytes"] = 16 * GI + 5 * MI
     plan = reservation_plan(facts, {"eviction_hard": {"memory.available": "10%"}})
-    expected = _kubelet_validation.reserved_memory_total({"evictionHard": {"memory.available": "10%"}}, 16 * GI + 5 * MI)
+    expected = _allocatable.reserved_memory_total({"evictionHard": {"memory.available": "10%"}}, 16 * GI + 5 * MI)
     assert plan["reserved"]["memory_bytes"] == {"0": expected}
-    assert expected != _kubelet_validation.reserved_memory_total({"evictionHard": {"memory.available": "10%"}}, 16 * GI)
+    assert expected != _allocatable.reserved_memory_total({"evictionHard": {"memory.available": "10%"}}, 16 * GI)
     assert "evictionHard memory.available 10% is resolved against 17185112064 bytes (topology memory_bytes); the kubelet uses " \
            "its own memory capacity" in plan["warnings"]
-    assert _kubelet_validation.validate(module_view({}, plan), _kubelet_validation.node_from_topology(facts)) == []
+    assert _validate.validate(module_view({}, plan), _schema.kubelet_node(facts)) == []
 
 
 def test_memory_overflows_to_other_nodes_within_their_memory():

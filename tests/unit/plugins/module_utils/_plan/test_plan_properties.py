@@ -12,10 +12,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _cpulist
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _kubelet_merge
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _kubelet_validation
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import merge as _kubelet_merge
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import allocatable as _allocatable
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import validate as _validate
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import schema as _schema
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._quantity import to_bytes
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._reservation import PlanError, reservation_plan
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan.plan import PlanError, reservation_plan
 
 MI = 1 << 20
 GI = 1 << 30
@@ -152,7 +154,7 @@ def _cores_needed(spare, count):
 @given(topologies(), policies(), main_files())
 def test_every_plan_keeps_the_rules(facts, policy, main_doc):
     # What the kubelet will reserve: the main file (defaults filled in), then the policy's maps merged as a drop-in.
-    needed_memory = _kubelet_validation.reserved_memory_total(_kubelet_merge.effective_config(main_doc, [(DROPIN, _policy_dropin(policy))]),
+    needed_memory = _allocatable.reserved_memory_total(_kubelet_merge.effective_config(main_doc, [(DROPIN, _policy_dropin(policy))]),
                                                               facts["memory_bytes"])
     usable = _usable_cores(facts)
     count = policy.get("reserved_cpus", 2)
@@ -205,7 +207,7 @@ def test_every_plan_keeps_the_rules(facts, policy, main_doc):
     assert ("evictionHard" in settings) == (policy.get("eviction_hard") is not None)
     # the kubelet's own rules hold on this node for what the module will validate: the main file, then the plan as a drop-in
     effective = _kubelet_merge.effective_config(main_doc, [(DROPIN, dict(MAIN, **settings))])
-    assert _kubelet_validation.validate(effective, _kubelet_validation.node_from_topology(facts)) == []
+    assert _validate.validate(effective, _schema.kubelet_node(facts)) == []
 
 
 @PROPERTY_SETTINGS

@@ -1,0 +1,109 @@
+# Copyright: (c) 2026, GPU Smith
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Memory placement: how much memory the kubelet reserves, and on which NUMA nodes.
+
+Public: `reserve(topology, merged, cpus_by_node, reasons, warnings)` -> {node id: bytes},
+`place`, `largest_remainder`, `memory_parts`.
+
+The total is the kubelet's own arithmetic (`_kubelet.allocatable.reserved_memory_total`:
+kubeReserved + systemReserved + the hard eviction threshold for memory.available); it is split
+over the NUMA nodes that hold reserved CPUs, in proportion, by largest remainder, within each
+node's memory less its hugepage pools (pkg/kubelet/cm/memorymanager/policy_static.go).
+"""
+
+from __future__ import annotations
+
+from decimal import DecimalException
+
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import allocatable
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan import merged as merged_config
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan import view
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan.policy import PlanError
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._quantity import from_bytes
+
+_MEMORY_QUANTA = (1 << 20, 1 << 10, 1)
+
+
+def largest_remainder(total_units, weights):
+    """Split total_units over the weights' keys, exactly, by largest remainder (ties to the lower id)."""
+    weight_sum = sum(weights.values())
+    shares = {}
+    remainders = []
+    for key in sorted(weights):
+        share, rest = divmod(total_units * weights[key], weight_sum)
+        shares[key] = share
+        remainders.append((-rest, key))
+    left = total_units - sum(shares.values())
+    for _rest, key in sorted(remainders)[:left]:
+        shares[key] += 1
+    return shares
+
+
+def place(topology, total, cpus_by_node):
+    """Place total bytes on the NUMA nodes holding reserved CPUs, in proportion, within each node's memory.
+
+    Amounts are whole Mi (or Ki) when the total is, so the quantities read well; bytes otherwise,
+    or when whole units would not fit. A node's room is its memory less its hugepage pools; what
+    does not fit overflows to the other nodes with reserved CPUs, then to the rest, by id.
+    """
+    room = {node_id: max(0, node.memory_bytes - node.hugepages_bytes) for node_id, node in topology.nodes.items()}
+    if total > sum(room.values()):
+        raise PlanError("reserved memory %s (%d bytes) does not fit in the NUMA nodes' memory less their hugepage pools (%d bytes in all)"
+                        % (from_bytes(total), total, sum(room.values())))
+    order = sorted(cpus_by_node) + sorted(node_id for node_id in topology.nodes if node_id not in cpus_by_node)
+    for quantum in _MEMORY_QUANTA:
+        if total % quantum:
+            continue
+        caps = {node_id: amount // quantum for node_id, amount in room.items()}
+        placed = {node_id: min(units, caps[node_id]) for node_id, units in largest_remainder(total // quantum, cpus_by_node).items()}
+        overflow = total // quantum - sum(placed.values())
+        for node_id in order:
+            moved = min(caps[node_id] - placed.get(node_id, 0), overflow)
+            if moved > 0:
+                placed[node_id] = placed.get(node_id, 0) + moved
+                overflow -= moved
+        # In bytes (the last quantum) the overflow always finds room, since the total fits.
+        if overflow == 0 or quantum == 1:
+            return {node_id: units * quantum for node_id, units in sorted(placed.items()) if units > 0}
+    return {}  # not reached: the last quantum returns
+
+
+def memory_parts(merged, effective):
+    """'kubeReserved memory 256Mi (policy)' and the like: each part of the reservation and where it came from."""
+    parts = []
+    for key in ("kubeReserved", "systemReserved"):
+        origin = merged_config.origin(merged, (key, "memory"))
+        parts.append("%s memory %s (%s)" % (key, merged[key]["memory"], origin) if origin else "%s memory 0 (not set)" % key)
+    threshold = effective.get("memory.available", "0")
+    origin = merged_config.origin(merged, ("evictionHard", "memory.available"))
+    if merged.get("experimentalNodeAllocatableIgnoreEvictionThreshold"):
+        origin = "not counted: experimentalNodeAllocatableIgnoreEvictionThreshold is set"
+    elif origin is None:
+        hard = merged.get("evictionHard")
+        origin = "kubelet default" if hard is None or threshold != "0" else "not set: evictionHard omits it, so no threshold"
+    parts.append("evictionHard memory.available %s (%s)" % (threshold, origin))
+    return parts
+
+
+def reserve(topology, merged, cpus_by_node, reasons, warnings):
+    """Return {numa: reserved memory bytes} for the merged configuration (the plan over the node's)."""
+    try:
+        effective = allocatable.effective_eviction_hard(merged)
+        total = allocatable.reserved_memory_total(merged, topology.memory_bytes)
+    except (ValueError, DecimalException) as exc:
+        raise PlanError("memory reservation (the policy merged over the node's kubelet configuration): %s" % exc)
+    parts = memory_parts(merged, effective)
+    if total <= 0:
+        raise PlanError("kubeReserved + systemReserved + evictionHard memory.available reserve no memory (%s); the Memory Manager Static "
+                        "policy needs a non-zero reservation (\"you should specify the system reserved memory\")" % ", ".join(parts))
+    threshold = effective.get("memory.available", "0")
+    if str(threshold).endswith("%"):
+        warnings.append("evictionHard memory.available %s is resolved against %d bytes (%s); the kubelet uses its own memory capacity"
+                        % (threshold, topology.memory_bytes, topology.memory_source))
+    placed = place(topology, total, cpus_by_node)
+    reasons.append("reservedMemory memory %s (%d bytes) = %s, placed on NUMA nodes %s in proportion to the reserved CPUs there" % (
+        from_bytes(total), total, " + ".join(parts), ", ".join("%d: %s" % (node_id, from_bytes(amount)) for node_id, amount in placed.items())))
+    if set(placed) - set(cpus_by_node):
+        reasons.append("reservedMemory overflowed to NUMA nodes %s without reserved CPUs: the nodes with reserved CPUs have too little memory"
+                       % view.ids(sorted(set(placed) - set(cpus_by_node))))
+    return placed
