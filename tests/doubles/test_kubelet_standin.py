@@ -254,3 +254,46 @@ def test_dropins_merge_in_lexical_order_and_need_apiversion_and_kind(node):
     write(str(node / "conf.d/40-d.conf"), "cpuManagerPolicy: static\n")
     assert refused(node, STATIC, "--config-dir", str(node / "conf.d")).startswith(
         "failed to load kubelet dropin file, path: %s, error: Object 'Kind' is missing in " % (node / "conf.d/40-d.conf"))
+
+
+def test_registers_the_node_keeps_it_ready_and_marks_it_unknown_on_sigterm(node):
+    """Against a recorder on 127.0.0.1 (not the API double): POST, Ready heartbeats, Unknown at the end."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    seen = []
+
+    class Recorder(BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            return
+
+        def answer(self):
+            length = int(self.headers.get("Content-Length") or 0)
+            seen.append((self.command, self.path, self.headers.get("Content-Type"), json.loads(self.rfile.read(length) or b"null")))
+            code = 409 if self.command == "POST" and len([s for s in seen if s[0] == "POST"]) > 1 else 201 if self.command == "POST" else 200
+            self.send_response(code)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            self.wfile.write(b"{}")
+
+        do_POST = do_PATCH = answer
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Recorder)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        kubelet = Running(node, STATIC, "--api-server", "http://127.0.0.1:%d" % server.server_address[1])
+        deadline = time.time() + 10
+        while time.time() < deadline and not any(s[0] == "PATCH" for s in seen):
+            time.sleep(0.1)
+        kubelet.stop()
+    finally:
+        server.shutdown()
+    post = seen[0]
+    assert (post[0], post[1], post[3]["metadata"]["name"]) == ("POST", "/api/v1/nodes", "n1")
+    assert post[3]["status"]["conditions"][0]["status"] == "True"
+    assert post[3]["status"]["daemonEndpoints"]["kubeletEndpoint"]["Port"] == kubelet.port
+    patches = [s for s in seen if s[0] == "PATCH"]
+    assert all(p[1] == "/api/v1/nodes/n1/status" and p[2] == "application/strategic-merge-patch+json" for p in patches)
+    assert patches[0][3]["status"]["conditions"][0]["status"] == "True"
+    last = patches[-1][3]["status"]["conditions"][0]
+    assert (last["type"], last["status"], last["message"]) == ("Ready", "Unknown", "Kubelet stopped posting node status.")

@@ -1297,7 +1297,7 @@ class Kubelet(object):
         servers.append(ThreadingHTTPServer((setting(self.config, "address"), int(setting(self.config, "port"))), self.handler(True)))
         for server in servers:
             server.daemon_threads = True
-            threading.Thread(target=server.serve_forever, daemon=True).start()
+            threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True).start()
         return servers
 
     # -- API server --------------------------------------------------------------------------
@@ -1381,7 +1381,7 @@ class Kubelet(object):
         for thread in threads:
             thread.start()
         log("I", "kubelet stand-in started", node=self.node_name, port=setting(self.config, "port"), healthzPort=setting(self.config, "healthzPort"))
-        while not self.stop.wait(0.5):
+        while not self.stop.wait(0.1):
             pass
         log("I", "Shutting down the kubelet stand-in")
         if self.args.api_server:
