@@ -17,7 +17,7 @@ import http.server
 import json
 import urllib.parse
 
-from apiserver import discovery, eviction, patch, proxy, selectors, tables, watch
+from apiserver import discovery, eviction, objects, patch, proxy, selectors, tables, watch
 from apiserver import status as api_status
 from apiserver import store as api_store
 
@@ -134,8 +134,17 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def _wants_table(self):
         return "as=Table" in self.headers.get("Accept", "")
 
-    def _view(self, double, resource, obj):
-        return eviction.with_status(double.store, obj) if resource == "poddisruptionbudgets" else obj
+    @staticmethod
+    def _view(double, resource, obj):
+        """Objects whose status a controller keeps: computed from the pods now."""
+        if resource == "poddisruptionbudgets":
+            return eviction.with_status(double.store, obj)
+        if resource in ("daemonsets", "replicasets"):
+            pods, _ = double.store.list("pods", obj["metadata"]["namespace"])
+            uid = obj["metadata"]["uid"]
+            owned = [p for p in pods if any(r.get("uid") == uid for r in p["metadata"].get("ownerReferences") or [])]
+            obj["status"] = objects.workload_status(obj, owned)
+        return obj
 
     def _collection(self, double, resource, namespace, query, body, watching):
         store = double.store

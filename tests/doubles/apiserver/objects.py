@@ -95,8 +95,21 @@ def workload(kind, name, namespace, labels, replicas=1):
                                                                      "spec": {"containers": [{"name": "main", "image": "registry.k8s.io/pause:3.10"}]}}}
     if kind == "ReplicaSet":
         spec["replicas"] = replicas
-    return {"kind": kind, "apiVersion": "apps/v1", "metadata": {"name": name, "namespace": namespace, "labels": dict(labels)},
+    return {"kind": kind, "apiVersion": "apps/v1", "metadata": {"name": name, "namespace": namespace, "labels": dict(labels), "generation": 1},
             "spec": spec, "status": {}}
+
+
+def workload_status(obj, owned_pods):
+    """The status the DaemonSet / ReplicaSet controllers would report for the pods they own now
+    (apps/v1 DaemonSetStatus and ReplicaSetStatus: the integer counts are always present)."""
+    live = [p for p in owned_pods if not p["metadata"].get("deletionTimestamp")]
+    ready = sum(1 for p in live if any(c["type"] == "Ready" and c["status"] == "True" for c in p["status"].get("conditions", [])))
+    generation = obj["metadata"].get("generation", 1)
+    if obj["kind"] == "DaemonSet":
+        return {"currentNumberScheduled": len(live), "desiredNumberScheduled": len(live), "numberMisscheduled": 0, "numberReady": ready,
+                "numberAvailable": ready, "updatedNumberScheduled": len(live), "observedGeneration": generation}
+    return {"replicas": len(live), "fullyLabeledReplicas": len(live), "readyReplicas": ready, "availableReplicas": ready,
+            "observedGeneration": generation}
 
 
 def pdb(name, namespace, match_labels, min_available=None, max_unavailable=None):
