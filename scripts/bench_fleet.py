@@ -1,0 +1,85 @@
+# Copyright: (c) 2026, GPU Smith
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Time playbooks/plan.yml over a fleet of snapshot nodes: wall time and CPU-seconds.
+
+For each fleet size, scripts/fleet_inventory.py writes an inventory of that many snapshot
+nodes (local connection, temporary kubelet layouts), then ansible-playbook runs plan.yml over
+it with ``-f FORKS``. CPU is the user + system time of the whole ansible-playbook process tree
+(resource.getrusage(RUSAGE_CHILDREN) after it exits: the controller, its forks, every module's
+Python), so it counts what a busy machine would otherwise hide behind wall time.
+
+Prints a Markdown table for docs/benchmarks.md.
+Usage: .venv/bin/python scripts/bench_fleet.py [--sizes 1,10,40] [--forks 10] [--runs 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import fleet_inventory
+
+REPO = fleet_inventory.REPO
+RECAP = re.compile(r"^(\S+)\s+:\s+ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)\s+skipped=(\d+)", re.M)
+
+
+def children_cpu():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run_once(nodes, forks, playbook, keep=False):
+    """One plan.yml run over ``nodes`` hosts: (wall s, CPU s, recap of the first host)."""
+    work = tempfile.mkdtemp(prefix="numa-gate-fleet-")
+    try:
+        inventory = os.path.join(work, "inventory.json")
+        with open(inventory, "w", encoding="utf-8") as handle:
+            import json  # pylint: disable=import-outside-toplevel
+            json.dump(fleet_inventory.inventory(nodes, work, sys.executable), handle)
+        env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(REPO, "ansible.cfg"))
+        command = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"),
+                   "-i", inventory, "-f", str(forks), os.path.join(REPO, playbook)]
+        before = children_cpu()
+        start = time.perf_counter()
+        done = subprocess.run(command, cwd=work, env=env, capture_output=True, text=True, check=False)
+        wall = time.perf_counter() - start
+        cpu = children_cpu() - before
+        recaps = RECAP.findall(done.stdout)
+        failed = done.returncode != 0 or any(int(r[4]) or int(r[3]) for r in recaps) or len(recaps) != nodes
+        if failed:
+            sys.stderr.write(done.stdout[-6000:] + done.stderr[-3000:])
+            raise SystemExit("plan.yml failed over %d nodes (rc %d)" % (nodes, done.returncode))
+        first = recaps[0]
+        return wall, cpu, "ok=%s changed=%s skipped=%s" % (first[1], first[2], first[5])
+    finally:
+        if keep:
+            print("kept %s" % work, file=sys.stderr)
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="1,10,40")
+    parser.add_argument("--forks", type=int, default=10)
+    parser.add_argument("--runs", type=int, default=1, help="runs per size; the one with the least CPU is shown")
+    parser.add_argument("--playbook", default="playbooks/plan.yml")
+    parser.add_argument("--keep", action="store_true", help="keep the work folders (layouts, artifacts)")
+    args = parser.parse_args()
+    print("| nodes | forks | wall s | CPU s | CPU s per node | tasks per host |")
+    print("|---|---|---|---|---|---|")
+    for nodes in (int(size) for size in args.sizes.split(",")):
+        best = min((run_once(nodes, args.forks, args.playbook, args.keep) for _run in range(args.runs)), key=lambda r: r[1])
+        wall, cpu, recap = best
+        print("| %d | %d | %.1f | %.1f | %.2f | %s |" % (nodes, args.forks, wall, cpu, cpu / nodes, recap), flush=True)
+
+
+if __name__ == "__main__":
+    main()
