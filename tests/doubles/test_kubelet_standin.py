@@ -200,7 +200,8 @@ def test_refuses_a_corrupt_cpu_checkpoint(node):
 
 def test_refuses_a_v4_checkpoint_with_a_damaged_data_checksum(node):
     data = '{"policyName":"static","defaultCpuSet":"0-3"}'
-    path = stale(node, "cpu_manager_state", {"policyName": "static", "defaultCpuSet": "0-3", "checksum": 0, "data": data, "dataChecksum": fnv32a("(string)" + data) ^ 1})
+    damaged = fnv32a("(string)" + data) ^ 1
+    path = stale(node, "cpu_manager_state", {"policyName": "static", "defaultCpuSet": "0-3", "checksum": 0, "data": data, "dataChecksum": damaged})
     assert refused(node, STATIC) == (
         "start cpu manager error: could not restore state from checkpoint: could not load v4 checkpoint: checkpoint is corrupted, "
         'please drain this node and delete the CPU manager checkpoint file "%s" before restarting Kubelet' % path)
@@ -214,7 +215,8 @@ def test_refuses_reserved_cpus_outside_the_default_set(node):
 def test_refuses_a_memory_checkpoint_of_another_policy(node):
     path = stale(node, "memory_manager_state", {"policyName": "None", "machineState": {}, "checksum": 0})
     assert refused(node, STATIC) == (
-        'start memory manager error: could not restore state from checkpoint: [memorymanager] configured policy "Static" differs from state checkpoint policy "None", '
+        'start memory manager error: could not restore state from checkpoint: '
+        '[memorymanager] configured policy "Static" differs from state checkpoint policy "None", '
         'please drain this node and delete the memory manager checkpoint file "%s" before restarting Kubelet' % path)
 
 
@@ -230,7 +232,8 @@ def test_refuses_a_memory_machine_state_that_no_longer_matches(node):
     (('reservedSystemCPUs: "0"\n', ""), "failed to run Kubelet: [cpumanager] unable to determine reserved CPU resources for static policy"),
     (('reservedSystemCPUs: "0"', 'reservedSystemCPUs: "0,7"'),
      "failed to run Kubelet: new static policy error: [cpumanager] unable to build the reserved physical CPUs from the reserved set: unknown CPU ID: 7"),
-    (("1124Mi", "1Gi"), 'failed to run Kubelet: the total amount "1Gi" of type "memory" is not equal to the value "1124Mi" determined by Node Allocatable feature'),
+    (("1124Mi", "1Gi"),
+     'failed to run Kubelet: the total amount "1Gi" of type "memory" is not equal to the value "1124Mi" determined by Node Allocatable feature'),
     (("numaNode: 0", "numaNode: 3"), "failed to run Kubelet: the reserved memory configuration references a NUMA node 3 that does not exist on this machine"),
     (("cpuManagerPolicy: static", "cpuManagerPolicy: static\ntopologyManagerPolicy: single-numa"),
      'failed to validate kubelet configuration, error: invalid configuration: topologyManagerPolicy (--topology-manager-policy) "single-numa" must be one of: '

@@ -608,7 +608,8 @@ def effective_config(args):
         check_type(config, args.config, "kubelet config file")
     if args.config_dir:
         if not os.path.isdir(args.config_dir):
-            raise Refusal("failed to merge kubelet configs: failed to walk through kubelet dropin directory %s: lstat %s: no such file or directory" % (args.config_dir, args.config_dir))
+            raise Refusal("failed to merge kubelet configs: failed to walk through kubelet dropin directory %s: lstat %s: no such file or "
+                "directory" % (args.config_dir, args.config_dir))
         for path in dropin_files(args.config_dir):
             doc = load_document(path)
             check_type(doc, path, "kubelet dropin file")
@@ -647,7 +648,8 @@ def validate(config):
     reserved = config.get("reservedSystemCPUs")
     if reserved:
         if config.get("systemReservedCgroup") or config.get("kubeReservedCgroup"):
-            errors.append("invalid configuration: can't use reservedSystemCPUs (--reserved-cpus) with systemReservedCgroup (--system-reserved-cgroup) or kubeReservedCgroup (--kube-reserved-cgroup)")
+            errors.append("invalid configuration: can't use reservedSystemCPUs (--reserved-cpus) with systemReservedCgroup "
+                "(--system-reserved-cgroup) or kubeReservedCgroup (--kube-reserved-cgroup)")
         try:
             parse_cpuset(str(reserved))
         except ValueError as err:
@@ -702,10 +704,12 @@ def cpu_reservation(config, machine):
         count = int(count)
     reserved = specific if specific else machine.take_reserved(count)
     if len(reserved) != count:
-        raise Refusal("failed to run Kubelet: new static policy error: [cpumanager] unable to reserve the required amount of CPUs (size of %s did not equal %d)" % (format_cpuset(reserved), count))
+        raise Refusal("failed to run Kubelet: new static policy error: [cpumanager] unable to reserve the required amount of CPUs (size of "
+            "%s did not equal %d)" % (format_cpuset(reserved), count))
     for cpu in sorted(reserved):
         if cpu not in machine.online:
-            raise Refusal("failed to run Kubelet: new static policy error: [cpumanager] unable to build the reserved physical CPUs from the reserved set: unknown CPU ID: %d" % cpu)
+            raise Refusal("failed to run Kubelet: new static policy error: [cpumanager] unable to build the reserved physical CPUs from the "
+                "reserved set: unknown CPU ID: %d" % cpu)
     return reserved
 
 
@@ -1005,7 +1009,8 @@ class CPUState(object):
                         try:
                             self.entries.setdefault(pod, {})[name] = parse_cpuset(cpus)
                         except ValueError as err:
-                            raise CheckpointError("could not parse cpuset %s for container %s in pod %s: %s" % (go_quote(cpus), go_quote(name), go_quote(pod), err))
+                            raise CheckpointError("could not parse cpuset %s for container %s in pod %s: "
+                                "%s" % (go_quote(cpus), go_quote(name), go_quote(pod), err))
             except CheckpointError as err:
                 raise Refusal("start cpu manager error: " + restore_wrap(self.path, err, "CPU manager"), "Failed to start ContainerManager")
         if self.policy == "static":
@@ -1087,7 +1092,8 @@ class MemoryState(object):
             try:
                 policy, machine_state, entries, _fmt = read_memory_checkpoint(read_text(self.path))
                 if policy != self.policy:
-                    raise CheckpointError("[memorymanager] configured policy %s differs from state checkpoint policy %s" % (go_quote(self.policy), go_quote(policy)))
+                    raise CheckpointError("[memorymanager] configured policy %s differs from state checkpoint policy "
+                        "%s" % (go_quote(self.policy), go_quote(policy)))
             except CheckpointError as err:
                 raise Refusal("start memory manager error: " + restore_wrap(self.path, err, "memory manager"), "Failed to start ContainerManager")
             self.state = {int(k): json.loads(json.dumps(v)) for k, v in machine_state.items()}
@@ -1099,7 +1105,8 @@ class MemoryState(object):
         """memorymanager policy_static.go validateState."""
         if not self.state:
             if self.entries:
-                raise Refusal("start memory manager error: [memorymanager] machine state can not be empty when it has memory assignments", "Failed to start ContainerManager")
+                raise Refusal("start memory manager error: [memorymanager] machine state can not be empty when it has memory "
+                    "assignments", "Failed to start ContainerManager")
             self.state, self.dirty = default_machine_state(self.machine, self.system_reserved), True
             return
         expected = default_machine_state(self.machine, self.system_reserved)
@@ -1110,12 +1117,14 @@ class MemoryState(object):
                     for nid in block.get("numaAffinity") or []:
                         node = expected.get(int(nid))
                         if node is None:
-                            raise Refusal("start memory manager error: [memorymanager] (pod: %s, container: %s) the memory assignment uses the NUMA that does not exist" % (pod, name), "Failed to start ContainerManager")
+                            raise Refusal("start memory manager error: [memorymanager] (pod: %s, container: %s) the memory assignment uses "
+                                "the NUMA that does not exist" % (pod, name), "Failed to start ContainerManager")
                         node["numberOfAssignments"] += 1
                         node["cells"] = [int(n) for n in block.get("numaAffinity")]
                         table = node["memoryMap"].get(block.get("type"))
                         if table is None:
-                            raise Refusal("start memory manager error: [memorymanager] (pod: %s, container: %s) the memory assignment uses memory resource that does not exist" % (pod, name), "Failed to start ContainerManager")
+                            raise Refusal("start memory manager error: [memorymanager] (pod: %s, container: %s) the memory assignment uses "
+                                "memory resource that does not exist" % (pod, name), "Failed to start ContainerManager")
                         if size == 0 or table["free"] <= 0:
                             continue
                         taken = min(size, table["free"])
@@ -1123,7 +1132,8 @@ class MemoryState(object):
                         table["free"] -= taken
                         size -= taken
         if not self.states_equal(self.state, expected):
-            raise Refusal("start memory manager error: [memorymanager] the expected machine state is different from the real one", "Failed to start ContainerManager")
+            raise Refusal("start memory manager error: [memorymanager] the expected machine state is different from the real "
+                "one", "Failed to start ContainerManager")
 
     @staticmethod
     def states_equal(have, want):
@@ -1283,7 +1293,8 @@ class Kubelet(object):
                 if main and path == "/metrics":
                     return self.send(200, kubelet.metrics(), "text/plain; version=0.0.4; charset=utf-8")
                 if main and path == "/pods":
-                    return self.send(200, json.dumps({"kind": "PodList", "apiVersion": "v1", "items": list(read_pods(kubelet.args.root_dir).values())}), "application/json")
+                    items = list(read_pods(kubelet.args.root_dir).values())
+                    return self.send(200, json.dumps({"kind": "PodList", "apiVersion": "v1", "items": items}), "application/json")
                 return self.send(404, "404 page not found\n")
 
         return Handler
