@@ -12,7 +12,9 @@ Behaviour copied from the real API server:
   an unscheduled or finished pod, negative -> 1. A positive period sets ``deletionTimestamp`` and
   ``deletionGracePeriodSeconds`` (apiserver/pkg/registry/rest/delete.go BeforeDelete); the double
   plays the kubelet and removes the pod once the period is over; the uid never changes.
-- preconditions (``uid``, ``resourceVersion``) in DeleteOptions: 409 ``Precondition failed: ...``.
+- preconditions (``uid``, ``resourceVersion``) in DeleteOptions: 409 ``Precondition failed: ...``;
+- Go's ``omitempty``: a stored Node's ``spec.unschedulable: false`` is dropped, as the API's JSON
+  leaves it out (k8s.io/api/core/v1 types.go NodeSpec ``json:"unschedulable,omitempty"``).
 """
 
 import copy
@@ -59,6 +61,11 @@ class Store:
         self.cond.notify_all()
 
     @staticmethod
+    def _omit_empty(resource, obj):
+        if resource == "nodes" and obj.get("spec", {}).get("unschedulable") is False:
+            del obj["spec"]["unschedulable"]
+
+    @staticmethod
     def key(obj):
         meta = obj["metadata"]
         return (meta.get("namespace", ""), meta["name"])
@@ -75,6 +82,7 @@ class Store:
                 meta.pop("namespace", None)
             if self.key(obj) in self._objects[resource]:
                 raise api_status.already_exists(resource, meta["name"], group)
+            self._omit_empty(resource, obj)
             meta.setdefault("uid", str(uuid.uuid4()))
             meta["creationTimestamp"] = meta.get("creationTimestamp") or timestamp()
             self._objects[resource][self.key(obj)] = obj
@@ -113,6 +121,7 @@ class Store:
                 if field in current["metadata"]:
                     obj["metadata"][field] = current["metadata"][field]
             obj["kind"], obj["apiVersion"] = current["kind"], current["apiVersion"]
+            self._omit_empty(resource, obj)
             self._objects[resource][self.key(obj)] = obj
             self._bump(resource, "MODIFIED", obj)
             return copy.deepcopy(obj)
