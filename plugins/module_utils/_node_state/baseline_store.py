@@ -55,6 +55,8 @@ def load(root, store):
         info = os.lstat(real)
     except FileNotFoundError:
         return None
+    except NotADirectoryError:
+        raise atomic.NodeStateError("baseline %s: a folder on its path is not a folder; nothing was changed" % store)
     if not stat.S_ISDIR(info.st_mode):
         raise atomic.NodeStateError("baseline %s exists and is not a folder (it is %s); nothing was changed"
                                     % (store, "a symlink" if stat.S_ISLNK(info.st_mode) else "a file or device"))

@@ -1,0 +1,174 @@
+#!/usr/bin/python
+# Copyright: (c) 2026, GPU Smith
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+---
+module: kubelet_baseline
+short_description: Keep the node's original kubelet files once, byte for byte, before anything changes them
+version_added: 0.2.0
+author: GPU Smith (@gpusmith)
+description:
+  - On first contact, copies the kubelet's main configuration, every drop-in of its C(--config-dir), the CPU and Memory
+    Manager checkpoints, the kubelet version and the unit's flags (C(--config), C(--config-dir)) into
+    C(<state_dir>/baseline/), with a sha256 manifest. Folders are 0700, files 0600.
+  - The baseline is written once. A later run never overwrites it, even when the node's files have changed since; it
+    reads it back and reports whether every copy still matches the manifest. A mismatch is reported, never repaired.
+  - The flags come from the running kubelet process, else from the unit's C(ExecStart) with its environment expanded
+    (a kubeadm node passes them through C($KUBELET_CONFIG_ARGS)); O(kubelet_flags) overrides them.
+options:
+  root:
+    description: Where the node's file system is; V(/) on a node, a copy of it in tests. Paths never leave it.
+    type: path
+    default: /
+  state_dir:
+    description: The collection's state folder on the node; the baseline is its C(baseline/) folder.
+    type: path
+    default: /var/lib/numa-gate
+  kubelet_service:
+    description: The systemd unit of the kubelet.
+    type: str
+    default: kubelet
+  kubelet_flags:
+    description:
+      - The kubelet's C(config) and C(config_dir) flags, instead of reading them from systemd (always the case when
+        O(root) is not V(/): the live unit says nothing about a copied tree).
+    type: dict
+  kubelet_root_dir:
+    description: The kubelet's C(--root-dir), where the checkpoint files are.
+    type: path
+    default: /var/lib/kubelet
+  return_content:
+    description: Return every kept file's bytes (base64) in RV(content), so the controller can keep a copy.
+    type: bool
+    default: true
+attributes:
+  check_mode:
+    description: Reports whether a baseline would be written; writes nothing.
+    support: full
+  diff_mode:
+    description: Nothing is replaced, so there is no diff.
+    support: none
+"""
+
+EXAMPLES = r"""
+- name: Keep the node's original kubelet files
+  gpusmith.numa_gate.kubelet_baseline:
+  register: baseline
+
+- name: Stop when the kept baseline was tampered with
+  ansible.builtin.assert:
+    that: baseline.intact
+    fail_msg: "{{ baseline.problems | join('; ') }}"
+"""
+
+RETURN = r"""
+created:
+  description: Whether this run wrote the baseline (false when one was already there).
+  returned: always
+  type: bool
+intact:
+  description: Whether every copy in the baseline matches its manifest.
+  returned: always
+  type: bool
+problems:
+  description: What does not match, one line each.
+  returned: always
+  type: list
+  elements: str
+manifest:
+  description: The manifest (C(schema_version), C(facts) with the kubelet version and flags, C(files)).
+  returned: always
+  type: dict
+unit:
+  description: What was read about the kubelet unit now (C(argv), C(flags), C(source), C(active)).
+  returned: always
+  type: dict
+content:
+  description: Node path to base64 bytes of every kept file, when O(return_content).
+  returned: when O(return_content) and a baseline exists
+  type: dict
+"""
+
+import base64
+import os
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _errors, _fileio
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts.runner import ModuleRunner
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import inventory, unit
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_state import baseline_store
+
+_DEFAULT_CONFIG = "/var/lib/kubelet/config.yaml"
+
+
+def _read_live(path):
+    try:
+        return _fileio.read_regular(path, 1024 * 1024).decode("utf-8", errors="replace")
+    except (OSError, _fileio.FileIOError):
+        return None
+
+
+def _unit(module):
+    params = module.params
+    if params["kubelet_flags"] is not None or params["root"] != "/":
+        flags = dict(unit.flags_from_argv([]), **(params["kubelet_flags"] or {}))
+        return {"service": params["kubelet_service"], "argv": [], "flags": flags, "source": "given", "active": None}, None
+    runner = ModuleRunner(module)
+    found = unit.read_unit(runner, params["kubelet_service"], _read_live)
+    binary = found["argv"][0] if found["argv"] else None
+    return found, unit.kubelet_version(runner, binary)
+
+
+def _content(root, store, manifest):
+    real = _fileio.resolve_within(root, store)
+    return {entry["path"]: base64.b64encode(_fileio.read_regular(os.path.join(real, entry["copy"]))).decode()
+            for entry in manifest["files"] if "copy" in entry}
+
+
+def run(module):
+    params = module.params
+    root = params["root"]
+    store = os.path.join(params["state_dir"], "baseline")
+    found, version = _unit(module)
+    flags = found["flags"]
+    # A kubelet started without --config reads no main file; given flags without one mean the usual path.
+    config = flags.get("config") or (_DEFAULT_CONFIG if found["source"] == "given" else None)
+    files = inventory.kubelet_files(root, config, flags.get("config_dir"), params["kubelet_root_dir"])
+    facts = {"kubelet_version": version, "flags": {"config": config, "config_dir": flags.get("config_dir")},
+             "flags_source": found["source"], "service": params["kubelet_service"]}
+    manifest = baseline_store.load(root, store)
+    created = False
+    if manifest is None and not module.check_mode:
+        manifest, created = baseline_store.record(root, store, files, facts)
+    result = {"changed": created or (manifest is None), "created": created, "unit": found,
+              "manifest": manifest or {"schema_version": baseline_store.SCHEMA_VERSION, "facts": facts, "files": []}}
+    if manifest is None:
+        result.update(intact=True, problems=[])
+    else:
+        result.update(baseline_store.verify(root, store))
+        if params["return_content"]:
+            result["content"] = _content(root, store, manifest)
+    module.exit_json(**result)
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            root=dict(type="path", default="/"),
+            state_dir=dict(type="path", default="/var/lib/numa-gate"),
+            kubelet_service=dict(type="str", default="kubelet"),
+            kubelet_flags=dict(type="dict"),
+            kubelet_root_dir=dict(type="path", default="/var/lib/kubelet"),
+            return_content=dict(type="bool", default=True),
+        ),
+        supports_check_mode=True,
+    )
+    _errors.run_module(module, run, root=module.params["root"])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,122 @@
+"""kubelet_baseline and transition_journal, in-process, against a tmp_path root."""
+
+import base64
+import hashlib
+import json
+
+import pytest
+
+from ansible.module_utils.testing import patch_module_args
+
+from ansible_collections.gpusmith.numa_gate.plugins.modules import kubelet_baseline, transition_journal
+
+FLAGS = {"config": "/var/lib/kubelet/config.yaml", "config_dir": "/etc/kubernetes/kubelet.conf.d"}
+MAIN = b"apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nmaxPods: 110\n"
+
+
+def run(capsys, module, **args):
+    with patch_module_args(args):
+        with pytest.raises(SystemExit):
+            module.main()
+    return json.loads(capsys.readouterr().out)
+
+
+@pytest.fixture
+def root(tmp_path):
+    (tmp_path / "var/lib/kubelet").mkdir(parents=True)
+    (tmp_path / "var/lib/kubelet/config.yaml").write_bytes(MAIN)
+    dropins = tmp_path / "etc/kubernetes/kubelet.conf.d"
+    (dropins / "sub").mkdir(parents=True)
+    (dropins / "20-site.conf").write_bytes(b"kind: KubeletConfiguration\n")
+    (dropins / "sub/05-deep.conf").write_bytes(b"kind: KubeletConfiguration\n")
+    (dropins / "README").write_bytes(b"not a drop-in\n")
+    (tmp_path / "var/lib/kubelet/cpu_manager_state").write_bytes(b'{"policyName":"none","defaultCpuSet":"0-7","checksum":0}')
+    return tmp_path
+
+
+def _tree(path):
+    return {str(p.relative_to(path)): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(path.rglob("*")) if p.is_file()}
+
+
+def test_check_mode_writes_nothing(capsys, root):
+    result = run(capsys, kubelet_baseline, root=str(root), kubelet_flags=FLAGS, _ansible_check_mode=True)
+    assert result["changed"] is True and result["created"] is False
+    assert not (root / "var/lib/numa-gate").exists()
+
+
+def test_written_once_then_left_byte_identical(capsys, root):
+    first = run(capsys, kubelet_baseline, root=str(root), kubelet_flags=FLAGS)
+    assert first["changed"] is True and first["created"] is True and first["intact"] is True
+    assert [(f["path"], f["role"]) for f in first["manifest"]["files"]] == [
+        ("/var/lib/kubelet/config.yaml", "main"),
+        ("/etc/kubernetes/kubelet.conf.d/20-site.conf", "dropin"),
+        ("/etc/kubernetes/kubelet.conf.d/sub/05-deep.conf", "dropin"),
+        ("/var/lib/kubelet/cpu_manager_state", "checkpoint"),
+        ("/var/lib/kubelet/memory_manager_state", "checkpoint")]
+    assert first["manifest"]["facts"]["flags"] == FLAGS
+    assert base64.b64decode(first["content"]["/var/lib/kubelet/config.yaml"]) == MAIN
+    kept = _tree(root / "var/lib/numa-gate/baseline")
+    (root / "var/lib/kubelet/config.yaml").write_bytes(MAIN + b"cpuManagerPolicy: static\n")
+    (root / "etc/kubernetes/kubelet.conf.d/50-numa-gate.conf").write_bytes(b"kind: KubeletConfiguration\n")
+    second = run(capsys, kubelet_baseline, root=str(root), kubelet_flags=FLAGS)
+    assert second["changed"] is False and second["created"] is False and second["intact"] is True
+    assert _tree(root / "var/lib/numa-gate/baseline") == kept
+    assert base64.b64decode(second["content"]["/var/lib/kubelet/config.yaml"]) == MAIN
+
+
+def test_tampering_is_reported(capsys, root):
+    first = run(capsys, kubelet_baseline, root=str(root), kubelet_flags=FLAGS)
+    (root / "var/lib/numa-gate/baseline/files/0").write_bytes(b"tampered\n")
+    second = run(capsys, kubelet_baseline, root=str(root), kubelet_flags=FLAGS, return_content=False)
+    assert second["changed"] is False and second["intact"] is False
+    assert second["problems"] == ["/var/lib/kubelet/config.yaml: its copy files/0 no longer matches the manifest's sha256 %s"
+                                  % first["manifest"]["files"][0]["sha256"]]
+
+
+def test_state_dir_that_is_a_file(capsys, root):
+    (root / "var/lib/numa-gate").write_text("x")
+    result = run(capsys, kubelet_baseline, root=str(root), kubelet_flags=FLAGS)
+    assert result["failed"] is True
+    assert result["msg"] == "baseline /var/lib/numa-gate/baseline: a folder on its path is not a folder; nothing was changed"
+    assert (root / "var/lib/numa-gate").read_text() == "x"
+
+
+def test_journal_open_record_resume_close(capsys, root):
+    opened = run(capsys, transition_journal, root=str(root), action="open", target="enable", new_id="20261201T090000Z")
+    assert opened["changed"] is True and opened["resumed"] is False
+    assert opened["transition"] == {"id": "20261201T090000Z", "target": "enable"}
+    for step in ("baseline", "decide", "cordon"):
+        run(capsys, transition_journal, root=str(root), action="record", transition="20261201T090000Z", step=step, event="started")
+        run(capsys, transition_journal, root=str(root), action="record", transition="20261201T090000Z", step=step, event="finished",
+            outcome="changed", changed={"step": step})
+    # A second run (the first was killed after the cordon) finds the open transition.
+    again = run(capsys, transition_journal, root=str(root), action="open", target="enable", new_id="20261201T091500Z")
+    assert again["changed"] is False and again["resumed"] is True and again["transition"]["id"] == "20261201T090000Z"
+    assert again["journal"]["last_finished"] == "cordon"
+    assert again["journal"]["steps"]["cordon"]["changed"] == {"step": "cordon"}
+    refused = run(capsys, transition_journal, root=str(root), action="open", target="rollback", new_id="x1")
+    assert refused["msg"] == ("transition 20261201T090000Z to enable is still open on this node; re-run enable to finish it "
+                              "before a rollback")
+    closed = run(capsys, transition_journal, root=str(root), action="close", transition="20261201T090000Z")
+    assert closed["changed"] is True
+    assert run(capsys, transition_journal, root=str(root), action="close", transition="20261201T090000Z")["changed"] is False
+    fresh = run(capsys, transition_journal, root=str(root), action="open", target="rollback", new_id="20261201T100000Z")
+    assert fresh["resumed"] is False and fresh["journal"]["steps"] == {}
+
+
+@pytest.mark.parametrize("new_id", ["../../etc", "a/b", ".hidden", "x" * 65])
+def test_transition_ids_are_names_not_paths(capsys, root, new_id):
+    before = sorted(str(p) for p in root.rglob("*"))
+    result = run(capsys, transition_journal, root=str(root), action="open", target="enable", new_id=new_id)
+    assert result["failed"] is True
+    assert result["msg"] == ("transition id %r must be 1-64 letters, digits, '.', '_' or '-', not starting with a punctuation mark"
+                             % new_id)
+    assert sorted(str(p) for p in root.rglob("*")) == before
+
+
+def test_garbage_journal_is_a_clear_error(capsys, root):
+    run(capsys, transition_journal, root=str(root), action="open", target="enable", new_id="t1")
+    (root / "var/lib/numa-gate/transitions/t1/journal.jsonl").write_text("garbage\n")
+    result = run(capsys, transition_journal, root=str(root), action="read", transition="t1")
+    assert result["msg"] == "line 1 of journal %s is not a journal entry: 'garbage'; nothing was changed" % (
+        root / "var/lib/numa-gate/transitions/t1/journal.jsonl")
