@@ -16,6 +16,12 @@ Public functions, by file (import the file itself, e.g. ``from ..._kubelet impor
 - ``wording``: the kubelet's way of printing values (``quote``, ``unmarshal``, ``format_bytes``, ...).
 - ``checker``, ``rules_gates``, ``rules_cpu``, ``rules_topology``, ``rules_memory``,
   ``rules_capacity``: the rules behind ``validate``.
-- ``files`` (the node's kubelet files: ``Layout``, ``apply``) and ``checksum`` (checkpoint checksums)
-  are documented in their own files.
+- ``files``: ``Layout``, ``Change``, ``apply``, ``layout_argument_spec``, ``locate``, ``render`` (the
+  node's kubelet files and the change made to them).
+- ``checkpoint_read`` (``read_cpu``, ``read_memory``), ``checkpoint_types``, ``checksum``
+  (``data_checksum``, ``legacy_checksum``), ``checkpoint_checks`` (``cpu_refusal``,
+  ``memory_refusal``), ``checkpoint_files`` (``locate``, ``read_all``, ``refusals``),
+  ``checkpoint_removal`` (``to_remove``, ``remove``): every checkpoint format, as the 1.37 kubelet reads it.
+- ``inventory`` (``kubelet_files``) and ``unit`` (``read_unit``, ``flags_from_argv``, ``kubelet_version``):
+  how the kubelet is started and which files are its configuration.
 """

@@ -60,7 +60,7 @@ class Machine:
             try:
                 self.online = _cpulist.parse(node["online_cpus"])
             except _cpulist.CpuListError as exc:
-                raise KubeletValidationError("node online_cpus: %s" % exc)
+                raise KubeletValidationError("node online_cpus: %s" % exc) from exc
         self.numa_nodes = _numa_nodes(node.get("numa_nodes"))
         if node.get("memory_bytes") is not None:
             self.memory = int(node["memory_bytes"])
@@ -73,8 +73,8 @@ def _numa_nodes(nodes):
         return None
     try:
         return {int(k): int(v) for k, v in nodes.items()}
-    except (TypeError, ValueError, AttributeError):
-        raise KubeletValidationError("node numa_nodes %r is not a mapping of NUMA id to memory bytes" % (nodes,))
+    except (TypeError, ValueError, AttributeError) as exc:
+        raise KubeletValidationError("node numa_nodes %r is not a mapping of NUMA id to memory bytes" % (nodes,)) from exc
 
 
 class Checker:

@@ -75,9 +75,9 @@ if HAS_YAML:
             key = loader.construct_object(key_node, deep=deep)
             try:
                 hash(key)
-            except TypeError:
+            except TypeError as exc:
                 raise yaml.constructor.ConstructorError(
-                    "while constructing a mapping", node.start_mark, "found an unhashable key", key_node.start_mark)
+                    "while constructing a mapping", node.start_mark, "found an unhashable key", key_node.start_mark) from exc
             if key in mapping:
                 raise yaml.constructor.ConstructorError(
                     "while constructing a mapping", node.start_mark,
@@ -178,7 +178,7 @@ def load_document(text, path):
         try:
             text = text.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise KubeletConfigError("not UTF-8 text (%s)" % exc, path)
+            raise KubeletConfigError("not UTF-8 text (%s)" % exc, path) from exc
     if not HAS_YAML:
         raise KubeletConfigError("PyYAML is required to read kubelet configuration files", path)
     if not text.strip():
@@ -187,11 +187,11 @@ def load_document(text, path):
     try:
         doc = _parse(text)
     except _Refused as exc:
-        raise KubeletConfigError("%s; not loaded" % exc, path)
+        raise KubeletConfigError("%s; not loaded" % exc, path) from None
     except yaml.YAMLError as exc:
         line = _mark_line(exc)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise KubeletConfigError("cannot parse as YAML or JSON: %s" % problem, path, line)
+        raise KubeletConfigError("cannot parse as YAML or JSON: %s" % problem, path, line) from exc
     return _checked(doc, path)
 
 

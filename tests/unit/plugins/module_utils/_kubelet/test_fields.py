@@ -63,7 +63,8 @@ def test_wrong_case_is_unknown_too():
     ({"authentication": "webhook"},
      "settings: authentication: json: cannot unmarshal string into Go struct field KubeletConfiguration.authentication of type "
      "v1beta1.KubeletAuthentication"),
-    ({"syncFrequency": 10}, "settings: syncFrequency: json: cannot unmarshal number into Go struct field KubeletConfiguration.syncFrequency of type v1.Duration"),
+    ({"syncFrequency": 10},
+     "settings: syncFrequency: json: cannot unmarshal number into Go struct field KubeletConfiguration.syncFrequency of type v1.Duration"),
 ])
 def test_wrong_types_are_refused_with_the_field_named(settings, text):
     assert texts(settings) == [text]

@@ -16,6 +16,7 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import wording
 from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.kubelet_cases import CANARY, GI, INVALID, MI, NODE, QUANTITY_FORMAT
 
+
 def canary(**changes):
     config = copy.deepcopy(CANARY)
     return merge.merge_patch(config, changes)
