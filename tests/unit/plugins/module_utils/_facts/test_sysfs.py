@@ -4,6 +4,7 @@ import os
 
 import pytest
 
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _cpulist
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import sysfs as _sysfs
 
 
@@ -142,3 +143,60 @@ def test_list_dir(tmp_path):
     missing = str(tmp_path / "none")
     assert _sysfs.list_dir(missing) == (None, "%s: missing" % missing)
     assert _sysfs.list_dir(str(tmp_path / "a")) == (None, "%s: not a directory" % (tmp_path / "a"))
+
+
+# -- issue 7: bounded, non-blocking, inside the root, no invented CPUs ------------------
+
+
+def test_nul_inside_a_cpulist_is_an_error_naming_the_file(tmp_path):
+    path = write(tmp_path / "online", "0-1\x005\n")
+    assert _sysfs.read_cpulist(path) == (
+        None, "%s: a NUL byte at offset 3, before the end (only trailing NUL padding is ignored); not parsed" % path)
+
+
+def test_trailing_nul_and_blank_padding_is_ignored(tmp_path):
+    path = write(tmp_path / "online", "0-1\x00\x00\n\x00")
+    assert _sysfs.read_cpulist(path) == ("0-1", None)
+
+
+def test_fifo_is_not_opened(tmp_path):
+    path = str(tmp_path / "online")
+    os.mkfifo(path)
+    assert _sysfs.read_text(path) == (None, "%s: unreadable (a FIFO, not a regular file; not opened)" % path)
+
+
+def test_file_over_the_bound_is_not_read(tmp_path):
+    path = write(tmp_path / "meminfo", "x" * ((1 << 20) + 1))
+    value, warning = _sysfs.read_text(path)
+    assert value is None
+    assert warning == "%s: unreadable (%s is larger than 1048576 bytes; not read)" % (path, path)
+
+
+def test_mask_longer_than_any_cpu_id_is_refused(tmp_path):
+    path = write(tmp_path / "local_cpus", ",".join(["ffffffff"] * 4096) + "\n")
+    value, warning = _sysfs.read_cpumask(path)
+    assert value is None
+    assert warning == "%s: not a cpu set (36863 characters starting %r)" % (path, "ffffffff," * 4 + "ffff...")
+    with pytest.raises(_cpulist.CpuListError) as err:
+        _sysfs.mask_ids("ff," * 2048 + "ff")
+    assert str(err.value) == "cpumask of 2049 words: more than the 2048 words that CPU ids up to 65535 need"
+
+
+def test_reads_under_a_root_resolve_links_inside_it(tmp_path):
+    outside = write(tmp_path / "outside" / "online", "0-63\n")
+    inside = write(tmp_path / "root" / str(outside).lstrip("/"), "0-3\n")
+    link = str(tmp_path / "root" / "sys" / "online")
+    os.makedirs(os.path.dirname(link))
+    os.symlink(outside, link)
+    up = str(tmp_path / "root" / "sys" / "up")
+    os.symlink("../../outside/online", up)
+    root = _sysfs.Root(str(tmp_path / "root"))
+    assert root.read_cpulist(link) == ("0-3", None)
+    assert root.read_cpulist(up) == (None, "%s: missing" % up)
+    assert open(inside).read() == "0-3\n"
+
+
+def test_root_must_be_a_path():
+    with pytest.raises(_sysfs.TopologyError) as err:
+        _sysfs.Root("")
+    assert str(err.value) == "root '' is not a path"
