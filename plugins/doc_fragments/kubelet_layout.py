@@ -22,7 +22,7 @@ options:
     default: /etc/kubernetes/kubelet.conf.d
   dropin_name:
     description:
-      - File name of the drop-in this collection manages in O(config_dir). Must end in C(.conf).
+      - File name of the drop-in this collection manages in O(config_dir). Must end in C(.conf) and contain no C(/).
     type: str
     default: 50-numa-gate.conf
   kubelet_root_dir:
@@ -32,8 +32,10 @@ options:
     default: /var/lib/kubelet
   root:
     description:
-      - Prefix for every path the module reads or writes (the options above, sysfs and procfs); C(/) on a real
-        node, a snapshot or image directory otherwise.
+      - The folder every path option is read or written in, as if it were C(/) (the way a chroot sees it); C(/) on a
+        real node, a snapshot or image directory otherwise.
+      - Paths never leave it. C(..) stops at O(root) and a symlink's absolute target is read inside O(root).
+      - Must not be empty; neither may any path option above (an empty value is refused, never taken as a default).
     type: path
     default: /
 """

@@ -20,7 +20,11 @@ description:
     Manager policies and options, feature gates, C(reservedSystemCPUs), C(reservedMemory) sums and NUMA
     nodes, reservations against the node) and fails, writing nothing, when any rule is broken.
   - Writes atomically, keeps the file's owner and mode (new files are 0600) and backs the old file up
-    byte for byte first.
+    byte for byte first. Everything is read, computed and validated before the first byte is written: any refusal
+    leaves the node as it was.
+  - Every path is resolved inside O(root): C(..) never climbs above it and a symlink's absolute target is read inside
+    it. Files are read only when they are regular files (a FIFO or device is refused by name, never opened for a
+    blocking read), and a symlink is never written through.
   - In C(dropin) mode the collection owns one drop-in file whose content is exactly O(settings).
     The kubelet only reads drop-ins when it runs with C(--config-dir=<config_dir>); this module does not
     change the kubelet's flags.
@@ -39,7 +43,23 @@ options:
   settings:
     description:
       - KubeletConfiguration fields to apply (a JSON merge patch; C(null) deletes a key).
+      - Every top-level key must be a v1beta1 KubeletConfiguration field of the right type; C(apiVersion) and C(kind)
+        are the collection's to write.
       - Required when O(state=present).
+      - Not C(no_log), so that the diff and the effective configuration stay readable. Fields that carry credentials
+        (such as C(staticPodURLHeader)) are masked as C(********) in every result, diff, message and warning instead;
+        the file on the node holds them as given.
+    type: dict
+  node:
+    description:
+      - The machine the configuration is checked against, as one value. Either the facts of
+        M(gpusmith.numa_gate.topology_facts) (C(ansible_facts.numa_gate_topology), schema version 1), or a summary
+        C({online_cpus: "0-63", numa_nodes: {0: <bytes>, 1: <bytes>}, memory_bytes: <MemTotal bytes>}).
+      - C(memory_bytes) is the capacity the kubelet resolves percentage eviction thresholds against; the sum of the
+        NUMA nodes' memory when the summary leaves it out.
+      - Required when O(state=present). With O(state=absent) and no O(node), the rules that need the machine (reserved
+        CPUs, NUMA nodes, capacity) are not checked; the rest still are, as warnings.
+      - The module never reads the node's sysfs or procfs itself.
     type: dict
   state:
     description:
@@ -48,27 +68,19 @@ options:
         bytes it had before this collection first wrote it, checked against their sha256 (O(mode=main)); fails when there
         is no baseline. A removal is never blocked by other drop-ins that do not parse or by rules the remaining
         configuration breaks, which are reported as warnings.
+      - A drop-in at O(dropin_name) that is a symlink was not made by this collection (it writes only regular files):
+        O(state=present) refuses to replace it; O(state=absent) removes the link only, never the file it points to,
+        keeps the link itself in O(backup_dir), and says so in a warning.
     type: str
     choices: [present, absent]
     default: present
   backup_dir:
     description:
-      - Where the byte-for-byte backups go (created 0700 when missing).
+      - Where the byte-for-byte backups and the main file's baseline go, inside O(root).
+      - Created 0700 (root's when run as root) with any missing parent; each backup is 0600 with a record of the
+        original's mode, owner and sha256 beside it.
     type: str
     default: /var/lib/numa-gate/backups
-  online_cpus:
-    description:
-      - The node's online CPUs as a cpulist. Read from C(<root>/sys/devices/system/cpu/online) when omitted.
-    type: str
-  numa_nodes:
-    description:
-      - NUMA node id to memory bytes. Read from C(<root>/sys/devices/system/node/node*/meminfo) when omitted.
-    type: dict
-  memory_bytes:
-    description:
-      - The node's memory capacity (C(MemTotal)), which the kubelet resolves percentage eviction thresholds against.
-      - Read from C(<root>/proc/meminfo) when omitted; the sum of O(numa_nodes) when that cannot be read.
-    type: int
 attributes:
   check_mode:
     description: Computes and validates everything and reports what would change; writes nothing.
@@ -85,6 +97,7 @@ notes:
 EXAMPLES = r"""
 - name: Pod-level resource managers on a canary GPU node (drop-in)
   gpusmith.numa_gate.kubelet_config:
+    node: "{{ ansible_facts.numa_gate_topology }}"
     settings:
       featureGates:
         PodLevelResources: true
@@ -100,11 +113,24 @@ EXAMPLES = r"""
         - numaNode: 0
           limits: {memory: 2148Mi}
 
+- name: Check against a machine given as a summary, in check mode with a diff
+  gpusmith.numa_gate.kubelet_config:
+    node:
+      online_cpus: "0-15"
+      numa_nodes: {0: 34359738368, 1: 34359738368}
+      memory_bytes: 68719476736
+    settings:
+      cpuManagerPolicy: static
+      reservedSystemCPUs: "0,8"
+  check_mode: true
+  diff: true
+
 - name: Roll back (remove the collection's drop-in)
   gpusmith.numa_gate.kubelet_config:
     state: absent
+    node: "{{ ansible_facts.numa_gate_topology }}"
 
-- name: Restore the main file from its first backup
+- name: Restore the main file from its baseline
   gpusmith.numa_gate.kubelet_config:
     mode: main
     state: absent
@@ -122,7 +148,9 @@ backup_file:
   type: str
   sample: /var/lib/numa-gate/backups/etc__kubernetes__kubelet.conf.d__50-numa-gate.conf.20260101T000000.000000Z.bak
 effective:
-  description: The target effective kubelet configuration (main file plus drop-ins, merged).
+  description:
+    - The target effective kubelet configuration (main file plus drop-ins, merged).
+    - Fields that carry credentials are shown as C(********).
   returned: always
   type: dict
 sources:
@@ -147,8 +175,8 @@ problems:
   type: list
   elements: dict
 diff:
-  description: The managed file before and after.
-  returned: when changed
+  description: The managed file before and after (credential-carrying values shown as C(********)).
+  returned: when changed and in diff mode
   type: dict
 """
 
@@ -161,130 +189,157 @@ except ImportError:
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 from ansible.module_utils.common.text.converters import to_text
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _atomic_file
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _checkpoint
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _cpulist
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _kubelet_files
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _kubelet_merge
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _kubelet_validation
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _topology
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _errors
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import schema
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import checkpoint
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import fields
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import files
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import merge
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import secrets
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import validate
+
+PATH_OPTIONS = ("path", "config_dir", "kubelet_root_dir", "backup_dir")
 
 
 def _dump(doc):
     return yaml.safe_dump(doc, default_flow_style=False, sort_keys=False, width=4096, allow_unicode=True)
 
 
-def _node(module, root, required):
-    """The machine the configuration is checked against: the arguments, else the node's own sysfs.
+class _Masker:
+    """Masks every credential-carrying value of the configurations involved, in values and in text."""
 
-    None when it cannot be read and is not ``required`` (a removal is never blocked by it).
-    """
-    params = module.params
-    online, numa = params["online_cpus"], params["numa_nodes"]
-    node = {}
-    if online is None or numa is None or params["memory_bytes"] is None:
-        try:
-            node = _kubelet_validation.node_from_topology(_topology.gather(root, gpu_source="none"))
-        except _topology.TopologyError as exc:
-            if online is None or numa is None:
-                if not required:
-                    module.warn("node facts unavailable (%s); checked the remaining configuration without them" % exc)
-                    return None
-                raise _topology.TopologyError("%s; pass online_cpus and numa_nodes" % exc)
-    if online is not None:
-        node["online_cpus"] = online
-    if numa is not None:
-        try:
-            node["numa_nodes"] = {int(k): int(v) for k, v in numa.items()}
-        except (TypeError, ValueError):
-            module.fail_json(msg="numa_nodes must map NUMA node ids to memory bytes, got %r" % (numa,))
-    if params["memory_bytes"] is not None:
-        node["memory_bytes"] = params["memory_bytes"]
-    elif numa is not None and "memory_bytes" not in node:
-        node["memory_bytes"] = sum(node["numa_nodes"].values())
-    try:
-        _cpulist.parse(node["online_cpus"])
-    except _cpulist.CpuListError as exc:
-        module.fail_json(msg="online_cpus: %s" % exc)
-    return node
+    def __init__(self, *configs):
+        self.configs = list(configs)
+
+    def text(self, text):
+        for config in self.configs:
+            if config:
+                text = secrets.mask_text(text, config)
+        return text
+
+    def warn(self, module, text):
+        module.warn(self.text(text))
 
 
-def _change(module, layout):
-    params = module.params
+def _change(params, layout, backup_dir):
     if params["mode"] == "dropin":
         return layout.dropin_change(params["settings"] if params["state"] == "present" else None, _dump)
     if params["state"] == "present":
         return layout.main_change(params["settings"], _dump)
-    return layout.main_restore(_kubelet_files.under(params["root"], params["backup_dir"]))
+    return layout.main_restore(backup_dir)
+
+
+def _own_doc(layout):
+    """Our drop-in's current document, for masking only; None when there is none or it does not parse."""
+    if layout.own_bytes is None:
+        return None
+    try:
+        return merge.load_document(layout.own_bytes, layout.own)
+    except _errors.NumaGateError:
+        return None
+
+
+def _prepare(module, masker):
+    """Read, compute and validate; writes nothing.
+
+    Returns (change, paths, problems, stale, unparsed): ``unparsed`` when our drop-in's current bytes do not parse.
+    """
+    params = module.params
+    present = params["state"] == "present"
+    root, paths = files.locate(params, PATH_OPTIONS)
+    if params["mode"] == "dropin":
+        files.check_dropin_name(params["dropin_name"])
+    node = schema.kubelet_node(params["node"]) if params["node"] is not None else None
+    layout = files.Layout(root, params["path"], params["config_dir"],
+                          own=params["dropin_name"] if params["mode"] == "dropin" else None, tolerant=not present)
+    own_doc = _own_doc(layout)
+    masker.configs.extend([layout.main_doc, own_doc] + [doc for _path, doc in layout.dropins])
+    for skipped in layout.skipped:
+        masker.warn(module, "skipped while removing: %s" % skipped)
+    if layout.main_doc is None and params["mode"] == "dropin":
+        masker.warn(module, "main kubelet config %s does not exist; validating the drop-ins alone" % layout.main_path)
+    problems = fields.check_fields(params["settings"], "settings") if present else []
+    change = _change(params, layout, paths["backup_dir"])
+    masker.configs.append(change.target)
+    if change.link is not None and not present:
+        masker.warn(module, "%s is a symlink (to %s) that this collection did not create: removed the link only, its target is "
+                    "left as it is" % (change.path, change.link))
+    if present or change.changed:
+        seen = {(p.key, p.message) for p in problems}
+        problems += [p for p in validate.validate(change.target, node) if (p.key, p.message) not in seen]
+    stale = checkpoint.stale(change.target, paths["kubelet_root_dir"]) if present and change.changed else []
+    return change, paths, problems, stale, own_doc is None and layout.own_bytes is not None
+
+
+def invocation(params):
+    """The module arguments as a result shows them: settings masked (Ansible would echo them whole)."""
+    return {"module_args": dict(params, settings=secrets.mask(params["settings"]))}
+
+
+def _result(module, change, problems, stale, masker):
+    target = change.target
+    return {
+        "changed": change.changed, "path": change.path, "backup_file": None,
+        "effective": secrets.mask(dict(target)), "files": list(target.files),
+        "sources": {key: target.origin_of(key) for key in target},
+        "problems": [{key: masker.text(value) if isinstance(value, str) else value for key, value in p.as_dict().items()}
+                     for p in problems],
+        "stale_checkpoints": stale,
+        "invocation": invocation(module.params),
+    }
+
+
+def _diff(change, masker, unparsed):
+    before = "" if change.before is None else to_text(change.before)
+    if change.link is not None:
+        before = "(symlink to %s)\n" % change.link
+    elif unparsed:
+        # Credentials in a file that does not parse cannot be found to be masked: show its size only.
+        before = "(%d bytes that do not parse as a kubelet configuration; not shown)\n" % len(change.before)
+    return {"before_header": change.path, "after_header": change.path,
+            "before": masker.text(before), "after": masker.text(to_text(change.after or b""))}
 
 
 def run(module):
     params = module.params
-    root = params["root"] or "/"
     present = params["state"] == "present"
-    name = params["dropin_name"]
-    if "/" in name or not _kubelet_merge.is_dropin_name(name):
-        module.fail_json(msg="dropin_name %r must be a file name ending in .conf (the kubelet reads only *.conf drop-ins)" % name)
-    layout = _kubelet_files.Layout(_kubelet_files.under(root, params["path"]), _kubelet_files.under(root, params["config_dir"]),
-                                   own=name if params["mode"] == "dropin" else None, tolerant=not present)
-    for skipped in layout.skipped:
-        module.warn("skipped while removing: %s" % skipped)
-    if layout.main_doc is None and params["mode"] == "dropin":
-        module.warn("main kubelet config %s does not exist; validating the drop-ins alone" % layout.main_path)
-    change = _change(module, layout)
-    target = change.target
-    problems = []
-    if present or change.changed:
-        problems = _kubelet_validation.validate(target, _node(module, root, present))
-    stale = _checkpoint.stale(target, _kubelet_files.under(root, params["kubelet_root_dir"])) if present and change.changed else []
-    result = {
-        "changed": change.changed, "path": change.path, "backup_file": None,
-        "effective": dict(target), "files": list(target.files),
-        "sources": {key: target.origin_of(key) for key in target},
-        "problems": [p.as_dict() for p in problems],
-        "stale_checkpoints": stale,
-    }
+    masker = _Masker(params["settings"])
+    try:
+        change, paths, problems, stale, unparsed = _prepare(module, masker)
+    except _errors.NumaGateError as exc:
+        raise _errors.NumaGateError(masker.text("%s; nothing was written" % exc), **exc.details)
+    result = _result(module, change, problems, stale, masker)
     if present and (problems or stale):
         lines = "\n".join(["- %s" % p for p in problems] + ["- %s" % m for m in stale])
         result["changed"] = False
-        module.fail_json(msg="the kubelet would refuse this configuration; nothing was written:\n%s" % lines, **result)
+        raise _errors.NumaGateError(masker.text("the kubelet would refuse this configuration; nothing was written:\n%s" % lines), **result)
     if problems:
         # A rollback must never be blocked by the rules: only warn about what is left.
-        module.warn("after %s the kubelet configuration still breaks %d rule(s): %s"
+        masker.warn(module, "after %s the kubelet configuration still breaks %d rule(s): %s"
                     % (change.path, len(problems), "; ".join(str(p) for p in problems)))
     if change.changed and module._diff:
-        result["diff"] = {"before_header": change.path, "after_header": change.path,
-                          "before": to_text(change.before or b""), "after": to_text(change.after or b"")}
+        result["diff"] = _diff(change, masker, unparsed)
     if change.changed and not module.check_mode:
-        result["backup_file"] = _kubelet_files.apply(change, _kubelet_files.under(root, params["backup_dir"]))
+        result["backup_file"] = files.apply(change, paths["backup_dir"])
     module.exit_json(**result)
 
 
 def main():
     module = AnsibleModule(
         argument_spec=dict(
-            _kubelet_files.layout_argument_spec(),
+            files.layout_argument_spec(),
             mode=dict(type="str", choices=["dropin", "main"], default="dropin"),
             settings=dict(type="dict"),
+            node=dict(type="dict"),
             state=dict(type="str", choices=["present", "absent"], default="present"),
             backup_dir=dict(type="str", default="/var/lib/numa-gate/backups"),
-            online_cpus=dict(type="str"),
-            numa_nodes=dict(type="dict"),
-            memory_bytes=dict(type="int"),
         ),
-        required_if=[("state", "present", ("settings",))],
+        required_if=[("state", "present", ("settings", "node"))],
         supports_check_mode=True,
     )
     if not HAS_YAML:
         module.fail_json(msg=missing_required_lib("PyYAML"))
-    try:
-        run(module)
-    except _atomic_file.AtomicFileError as exc:
-        module.fail_json(msg=str(exc))
-    except (_kubelet_merge.KubeletConfigError, _kubelet_validation.KubeletValidationError, _topology.TopologyError) as exc:
-        module.fail_json(msg="%s; nothing was written" % exc)
-    except OSError as exc:
-        module.fail_json(msg="%s: %s" % (getattr(exc, "filename", None) or "kubelet_config", exc.strerror or exc))
+    _errors.run_module(module, run, invocation=invocation(module.params))
 
 
 if __name__ == "__main__":

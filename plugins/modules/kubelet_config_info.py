@@ -19,6 +19,9 @@ description:
   - Returns the effective configuration with and without the drop-in this collection manages; the latter is what a
     reservation plan is merged over (P(gpusmith.numa_gate.reservation_plan#filter)).
   - Reports the policy recorded in the CPU and Memory Manager checkpoint files.
+  - Every path is resolved inside O(root) (C(..) and absolute symlink targets stay inside it); only regular files are
+    read, so a FIFO or device where a configuration file is expected is refused by name instead of blocking.
+  - Fields that carry credentials (such as C(staticPodURLHeader)) are shown as C(********).
   - Changes nothing.
 attributes:
   check_mode:
@@ -43,7 +46,7 @@ EXAMPLES = r"""
 
 RETURN = r"""
 effective:
-  description: The effective kubelet configuration now (main file plus every drop-in).
+  description: The effective kubelet configuration now (main file plus every drop-in), credentials masked.
   returned: always
   type: dict
 base:
@@ -76,29 +79,30 @@ import os
 
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _checkpoint
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _kubelet_files
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _kubelet_merge
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _errors
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import checkpoint
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import files
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import merge
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import secrets
 
 
 def run(module):
     params = module.params
-    root = params["root"] or "/"
-    layout = _kubelet_files.Layout(_kubelet_files.under(root, params["path"]), _kubelet_files.under(root, params["config_dir"]),
-                                   own=params["dropin_name"])
+    root, paths = files.locate(params, ("path", "config_dir", "kubelet_root_dir"))
+    files.check_dropin_name(params["dropin_name"])
+    layout = files.Layout(root, params["path"], params["config_dir"], own=params["dropin_name"])
     base = layout.base()
     effective = layout.current()
-    state_dir = _kubelet_files.under(root, params["kubelet_root_dir"])
     checkpoints = {"problems": []}
-    for name, _key, _default, _manager in _checkpoint.CHECKPOINTS:
-        policy, problem = _checkpoint.policy_of(os.path.join(state_dir, name))
+    for name, _key, _default, _manager in checkpoint.CHECKPOINTS:
+        policy, problem = checkpoint.policy_of(os.path.join(paths["kubelet_root_dir"], name))
         checkpoints[name] = policy
         if problem:
             checkpoints["problems"].append(problem)
     module.exit_json(
         changed=False,
-        effective=dict(effective),
-        base=dict(base),
+        effective=secrets.mask(dict(effective)),
+        base=secrets.mask(dict(base)),
         files=list(effective.files),
         sources={key: effective.origin_of(key) for key in effective},
         main_exists=layout.main_doc is not None,
@@ -109,18 +113,13 @@ def run(module):
 def main():
     module = AnsibleModule(
         argument_spec=dict(
-            _kubelet_files.layout_argument_spec(),
+            files.layout_argument_spec(),
         ),
         supports_check_mode=True,
     )
-    if not _kubelet_merge.HAS_YAML:
+    if not merge.HAS_YAML:
         module.fail_json(msg=missing_required_lib("PyYAML"))
-    try:
-        run(module)
-    except _kubelet_merge.KubeletConfigError as exc:
-        module.fail_json(msg=str(exc))
-    except OSError as exc:
-        module.fail_json(msg="%s: %s" % (getattr(exc, "filename", None) or "kubelet_config_info", exc.strerror or exc))
+    _errors.run_module(module, run, root=module.params["root"])
 
 
 if __name__ == "__main__":

@@ -1,14 +1,16 @@
 """Tests for the kubelet_config module, run in-process against a tmp_path root.
 
-The root holds a kubelet main config, a drop-in directory and the sysfs/procfs
-files the module reads; nothing outside tmp_path is touched.
+The root holds a kubelet main config and a drop-in directory; the machine comes in the
+``node`` option (the module never reads sysfs). Nothing outside tmp_path is touched, and the
+hostile-input tests (issue 7) check the sha256 of every file beside the root before and after.
 """
 
+import contextlib
 import copy
 import hashlib
 import json
 import os
-import shutil
+import signal
 import stat
 
 import pytest
@@ -36,6 +38,9 @@ OURS = DROPIN_DIR + "/50-numa-gate.conf"
 
 
 CANARY_SETTINGS = {k: v for k, v in CASES.CANARY.items() if k not in ("apiVersion", "kind")}
+# The machine as the summary form of the node option (keys as strings, as Ansible passes them).
+NODE = {"online_cpus": "0-15", "numa_nodes": {"0": 32 * GI, "1": 32 * GI}, "memory_bytes": 64 * GI}
+TOKEN = "Bearer s3cr3t-t0ken-0123456789"
 
 
 @pytest.fixture
@@ -44,17 +49,10 @@ def root(tmp_path):
     (base / "var/lib/kubelet").mkdir(parents=True)
     (base / MAIN).write_text(MAIN_TEXT)
     os.chmod(base / MAIN, 0o644)
-    cpu = base / "sys/devices/system/cpu"
-    cpu.mkdir(parents=True)
-    (cpu / "online").write_text("0-15\n")
-    for index in range(16):
-        (cpu / ("cpu%d" % index)).mkdir()
-    for node in (0, 1):
-        path = base / ("sys/devices/system/node/node%d" % node)
-        path.mkdir(parents=True)
-        (path / "meminfo").write_text("Node %d MemTotal:       %d kB\nNode %d MemFree: 1 kB\n" % (node, 32 * GI // 1024, node))
-    (base / "proc").mkdir()
-    (base / "proc/meminfo").write_text("MemTotal:       %d kB\nMemFree:        1 kB\n" % (64 * GI // 1024))
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "victim.conf").write_text("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nmaxPods: 7\n")
+    (outside / "config.yaml").write_text(MAIN_TEXT)
     return base
 
 
@@ -66,9 +64,40 @@ def run(capsys, **args):
 
 
 def args_for(root, **extra):
-    out = {"root": str(root), "settings": copy.deepcopy(CANARY_SETTINGS)}
+    out = {"root": str(root), "settings": copy.deepcopy(CANARY_SETTINGS), "node": copy.deepcopy(NODE)}
     out.update(extra)
     return out
+
+
+def warning_texts(result):
+    """The warnings' messages (this ansible-core reports each as a WarningSummary)."""
+    return [w["event"]["msg"] if isinstance(w, dict) else w for w in result.get("warnings", [])]
+
+
+def outside_hashes(root):
+    """sha256 of every file beside the root (tmp_path/outside and anything else not under root)."""
+    found = {}
+    for directory, dirnames, filenames in os.walk(root.parent):
+        dirnames[:] = [d for d in dirnames if os.path.join(directory, d) != str(root)]
+        for name in filenames:
+            path = os.path.join(directory, name)
+            found[path] = sha(path) if stat.S_ISREG(os.lstat(path).st_mode) else os.readlink(path)
+    return found
+
+
+@contextlib.contextmanager
+def no_hang(seconds=10):
+    """Fail instead of hanging forever on a blocking open (a FIFO)."""
+    def expired(_signum, _frame):
+        raise TimeoutError("blocked for %d s" % seconds)
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def snapshot(root):
@@ -97,9 +126,9 @@ def sha(path):
 def test_invalid_settings_fail_and_write_nothing(capsys, root, name, changes, key, message):
     extra = {}
     if name == "too many NUMA nodes":
-        extra["numa_nodes"] = {str(i): 8 * GI for i in range(9)}
+        extra["node"] = dict(NODE, numa_nodes={str(i): 8 * GI for i in range(9)})
         changes = {"reservedMemory": [{"numaNode": 0, "limits": {"memory": "2148Mi"}}]}
-    settings = kubelet_config._kubelet_merge.merge_patch(CANARY_SETTINGS, changes)
+    settings = kubelet_config.merge.merge_patch(CANARY_SETTINGS, changes)
     if name == "partial evictionHard zeroes memory.available":
         # A drop-in's partial evictionHard merges into the defaults; null is what removes the signal.
         assert settings["evictionHard"] == {"nodefs.available": "10%"}
@@ -307,41 +336,63 @@ def test_dropin_name_must_end_in_conf(capsys, root):
 
 
 def test_settings_required_for_present(capsys, root):
-    result = run(capsys, root=str(root))
+    result = run(capsys, root=str(root), node=NODE)
     assert result["failed"] is True
     assert "settings" in result["msg"]
 
 
-def test_node_facts_from_arguments(capsys, root):
-    os.unlink(root / "sys/devices/system/cpu/online")
-    result = run(capsys, online_cpus="0-15", numa_nodes={"0": 32 * GI, "1": 32 * GI}, **args_for(root))
+def test_node_summary_is_the_machine(capsys, root):
+    result = run(capsys, **args_for(root, node={"online_cpus": "0-15", "numa_nodes": {"0": 32 * GI, "1": 32 * GI}}))
     assert result["changed"] is True
 
 
-def test_missing_sysfs_fails_clearly(capsys, root):
-    shutil.rmtree(root / "sys/devices/system/cpu")
-    result = run(capsys, **args_for(root))
+def test_node_from_topology_facts(capsys, root):
+    facts = {"schema_version": 1, "root": "/", "cpus": {"online": "0-15", "offline": "", "isolated": "", "present": "0-15"},
+             "numa_nodes": [{"id": 0, "cpus": "0-7", "memory_bytes": 32 * GI}, {"id": 1, "cpus": "8-15", "memory_bytes": 32 * GI}],
+             "memory_bytes": 64 * GI, "cores": [], "packages": [], "gpus": [], "nics": [], "warnings": []}
+    result = run(capsys, **args_for(root, node=facts))
+    assert result["changed"] is True, result.get("msg")
+
+
+def test_node_is_required_for_present(capsys, root):
+    before = snapshot(root)
+    args = args_for(root)
+    del args["node"]
+    result = run(capsys, **args)
     assert result["failed"] is True
-    assert result["msg"].startswith("%s: no CPU topology under root %s" % (root / "sys/devices/system/cpu", root))
-    assert result["msg"].endswith("; pass online_cpus and numa_nodes; nothing was written")
-    assert not (root / OURS).exists()
+    assert result["msg"] == "state is present but all of the following are missing: node"
+    assert snapshot(root) == before
 
 
-def test_single_node_machine_without_numa_sysfs(capsys, root):
-    shutil.rmtree(root / "sys/devices/system/node")
+def test_a_node_that_is_not_facts_fails_clearly(capsys, root):
+    before = snapshot(root)
+    result = run(capsys, **args_for(root, node={"online_cpus": "0-15"}))
+    assert result["failed"] is True
+    assert result["msg"].startswith("node summary numa_nodes None is not a dict")
+    assert result["msg"].endswith("; nothing was written")
+    assert snapshot(root) == before
+
+
+def test_the_module_never_reads_sysfs(capsys, root):
+    # Nothing under root/sys: the summary is all the module needs.
+    assert not (root / "sys").exists()
     settings = copy.deepcopy(CANARY_SETTINGS)
     settings["reservedMemory"] = [{"numaNode": 0, "limits": {"memory": "2148Mi"}}]
-    result = run(capsys, **args_for(root, settings=settings))
+    result = run(capsys, **args_for(root, settings=settings, node={"online_cpus": "0-15", "numa_nodes": {"0": 64 * GI}}))
     assert result["changed"] is True
 
 
-def test_apiversion_and_kind_in_settings_are_ignored(capsys, root):
+def test_apiversion_and_kind_in_settings_are_refused(capsys, root):
+    # Issue 7 rule 7: settings are KubeletConfiguration fields; apiVersion and kind are the file's, written by the module.
     settings = copy.deepcopy(CANARY_SETTINGS)
     settings["apiVersion"] = "v1"
     settings["kind"] = "Other"
+    before = snapshot(root)
     result = run(capsys, **args_for(root, settings=settings))
-    assert result["changed"] is True
-    assert yaml.safe_load((root / OURS).read_text())["apiVersion"] == "kubelet.config.k8s.io/v1beta1"
+    assert result["failed"] is True
+    assert "- settings: apiVersion: apiVersion is not a setting" in result["msg"]
+    assert "- settings: kind: kind is not a setting" in result["msg"]
+    assert snapshot(root) == before
 
 
 # ---- removal is never blocked ------------------------------------------------
@@ -369,7 +420,6 @@ def test_absent_skips_other_broken_dropins_with_a_warning(capsys, root):
 
 def test_absent_needs_no_node_facts(capsys, root):
     run(capsys, **args_for(root))
-    shutil.rmtree(root / "sys")
     result = run(capsys, root=str(root), state="absent")
     assert result["changed"] is True
     assert not (root / OURS).exists()
@@ -381,10 +431,19 @@ def test_absent_removes_a_symlinked_dropin_not_its_target(capsys, root):
     elsewhere.parent.mkdir(parents=True)
     elsewhere.write_text("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n")
     (root / OURS).symlink_to(elsewhere)
+    outside = root.parent / "outside" / "victim.conf"
+    (root / DROPIN_DIR / "60-out.conf").symlink_to(outside)
+    before = outside_hashes(root)
     result = run(capsys, root=str(root), state="absent")
     assert result["changed"] is True
     assert not os.path.lexists(root / OURS)
     assert elsewhere.exists()
+    # Issue 7 rule 1: the link is removed, never its target, and the module says so.
+    assert ("%s is a symlink (to %s) that this collection did not create: removed the link only, its target is left as it is"
+            % (root / OURS, elsewhere)) in warning_texts(result)
+    with open(result["backup_file"], "rb") as handle:
+        assert handle.read() == os.fsencode(str(elsewhere))
+    assert outside_hashes(root) == before
 
 
 # ---- the main file's baseline -----------------------------------------------
@@ -454,13 +513,187 @@ def test_checkpoints_with_the_target_policies_are_fine(capsys, root):
 
 def test_percentage_eviction_is_resolved_against_memory_bytes(capsys, root):
     # 50% (exact in the kubelet's float32 arithmetic) of an 8Gi MemTotal is 4Gi: with kube and system
-    # reserved 1Gi each the reservation must total 6Gi; against the root's /proc/meminfo (64Gi) it is 34Gi.
+    # reserved 1Gi each the reservation must total 6Gi; against a 64Gi MemTotal it is 34Gi.
     settings = dict(copy.deepcopy(CANARY_SETTINGS), evictionHard={"memory.available": "50%"},
                     reservedMemory=[{"numaNode": 0, "limits": {"memory": "4Gi"}}, {"numaNode": 1, "limits": {"memory": "2Gi"}}])
     numa = {"0": 64 * GI, "1": 64 * GI}
-    accepted = run(capsys, online_cpus="0-15", numa_nodes=numa, memory_bytes=8 * GI, **args_for(root, settings=settings))
+    accepted = run(capsys, **args_for(root, settings=settings, node={"online_cpus": "0-15", "numa_nodes": numa, "memory_bytes": 8 * GI}))
     assert accepted["changed"] is True, accepted.get("msg")
     (root / OURS).unlink()
-    refused = run(capsys, online_cpus="0-15", numa_nodes=numa, **args_for(root, settings=settings))
+    refused = run(capsys, **args_for(root, settings=settings, node={"online_cpus": "0-15", "numa_nodes": numa, "memory_bytes": 64 * GI}))
     assert refused["failed"] is True
     assert 'the total amount "6Gi" of type "memory" is not equal to the value "34Gi"' in refused["msg"]
+
+
+# ---- hostile input (issue 7) ----------------------------------------------------------
+
+
+def test_a_symlinked_dropin_is_never_written_through(capsys, root):
+    # Rule 1: the drop-in was a link to a file outside root; it used to be overwritten there.
+    victim = root.parent / "outside" / "victim.conf"
+    (root / DROPIN_DIR).mkdir(parents=True)
+    (root / OURS).symlink_to(victim)
+    before, inside = outside_hashes(root), snapshot(root)
+    result = run(capsys, **args_for(root))
+    assert result["failed"] is True
+    assert result["msg"] == ("%s is a symlink (to %s) that this collection did not create; not replaced: remove the link or choose "
+                             "another dropin_name; nothing was written" % (root / OURS, victim))
+    assert outside_hashes(root) == before
+    assert snapshot(root) == inside
+
+
+def test_a_config_dir_with_dotdot_stays_inside_root(capsys, root):
+    # Rule 1: "../.." once climbed out of root.
+    before = outside_hashes(root)
+    result = run(capsys, config_dir="/etc/../../../../../outside", **args_for(root))
+    assert result["changed"] is True, result.get("msg")
+    assert result["path"] == str(root / "outside" / "50-numa-gate.conf")
+    assert (root / "outside" / "50-numa-gate.conf").exists()
+    assert outside_hashes(root) == before
+
+
+def test_a_symlinked_main_file_is_not_rewritten_in_main_mode(capsys, root):
+    # Rule 1: a main file linked to a file outside root was rewritten there.
+    target = root.parent / "outside" / "config.yaml"
+    os.unlink(root / MAIN)
+    (root / MAIN).symlink_to(target)
+    before, inside = outside_hashes(root), snapshot(root)
+    settings = {k: v for k, v in CANARY_SETTINGS.items() if k not in ("kubeReserved", "systemReserved")}
+    result = run(capsys, mode="main", **args_for(root, settings=settings))
+    assert result["failed"] is True
+    assert result["msg"] == ("%s is a symlink (to %s); mode=main does not replace a link it did not create: set path to the file itself; "
+                             "nothing was written" % (root / MAIN, target))
+    assert outside_hashes(root) == before
+    assert snapshot(root) == inside
+
+
+def test_a_fifo_dropin_never_blocks(capsys, root):
+    # Rule 3.
+    (root / DROPIN_DIR).mkdir(parents=True)
+    os.mkfifo(root / DROPIN_DIR / "10-fifo.conf")
+    before = snapshot(root)
+    with no_hang():
+        result = run(capsys, **args_for(root))
+    assert result["failed"] is True
+    assert result["msg"] == "%s is a FIFO, not a regular file; not read; nothing was written" % (root / DROPIN_DIR / "10-fifo.conf")
+    assert snapshot(root) == before
+    with no_hang():
+        removal = run(capsys, root=str(root), state="absent")
+    assert removal["changed"] is False
+    assert "skipped while removing: %s is a FIFO, not a regular file; not read" % (root / DROPIN_DIR / "10-fifo.conf") in warning_texts(removal)
+
+
+def test_a_fifo_main_file_never_blocks(capsys, root):
+    os.unlink(root / MAIN)
+    os.mkfifo(root / MAIN)
+    with no_hang():
+        result = run(capsys, **args_for(root))
+    assert result["failed"] is True
+    assert result["msg"] == "%s is a FIFO, not a regular file; not read; nothing was written" % (root / MAIN)
+
+
+def test_a_fifo_checkpoint_never_blocks(capsys, root):
+    os.mkfifo(root / "var/lib/kubelet/cpu_manager_state")
+    before = snapshot(root)
+    with no_hang():
+        result = run(capsys, **args_for(root))
+    assert result["failed"] is True
+    assert str(root / "var/lib/kubelet/cpu_manager_state") in result["msg"]
+    assert "FIFO" in result["msg"]
+    assert snapshot(root) == before
+
+
+def test_an_alias_bomb_in_the_main_file_is_refused_quickly_and_writes_nothing(capsys, root):
+    # Rule 4: a 411-byte "billion laughs" used to hang both config modules after the drop-in was written.
+    bomb = MAIN_TEXT + 'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n'
+    for index, name in enumerate("bcdefghi"):
+        bomb += "%s: &%s [%s]\n" % (name, name, ",".join(["*" + "abcdefghi"[index]] * 9))
+    (root / MAIN).write_text(bomb)
+    before = snapshot(root)
+    with no_hang():
+        result = run(capsys, **args_for(root))
+    assert result["failed"] is True
+    assert result["msg"].startswith(str(root / MAIN))
+    assert result["msg"].endswith("; nothing was written")
+    assert len(json.dumps(result)) < 20000
+    assert snapshot(root) == before
+
+
+def test_a_refused_apply_prints_no_credential(capsys, root):
+    # Rule 5: a failed apply printed the merged configuration with the bearer token.
+    settings = dict(copy.deepcopy(CANARY_SETTINGS), staticPodURL="https://static.example/pods",
+                    staticPodURLHeader={"Authorization": [TOKEN]}, topologyManagerScope="Pod")
+    before = snapshot(root)
+    result = run(capsys, _ansible_diff=True, **args_for(root, settings=settings))
+    assert result["failed"] is True
+    assert result["effective"]["staticPodURLHeader"] == {"Authorization": ["********"]}
+    assert result["invocation"]["module_args"]["settings"]["staticPodURLHeader"] == {"Authorization": ["********"]}
+    assert "s3cr3t-t0ken" not in json.dumps(result)
+    assert snapshot(root) == before
+
+
+def test_a_written_credential_is_masked_in_the_result_and_diff_but_kept_in_the_file(capsys, root):
+    settings = dict(copy.deepcopy(CANARY_SETTINGS), staticPodURLHeader={"Authorization": [TOKEN]})
+    result = run(capsys, _ansible_diff=True, **args_for(root, settings=settings))
+    assert result["changed"] is True, result.get("msg")
+    assert "s3cr3t-t0ken" not in json.dumps(result)
+    assert "staticPodURLHeader" in result["diff"]["after"]
+    assert "topologyManagerScope: pod" in result["diff"]["after"]
+    assert yaml.safe_load((root / OURS).read_text())["staticPodURLHeader"] == {"Authorization": [TOKEN]}
+    # Changing it again: the old value in the diff's "before" is masked too.
+    settings["staticPodURLHeader"] = {"Authorization": ["Bearer another-t0ken-9876543210"]}
+    again = run(capsys, _ansible_diff=True, **args_for(root, settings=settings))
+    assert again["changed"] is True
+    assert "s3cr3t-t0ken" not in json.dumps(again) and "another-t0ken" not in json.dumps(again)
+    removed = run(capsys, _ansible_diff=True, root=str(root), state="absent")
+    assert removed["changed"] is True
+    assert "another-t0ken" not in json.dumps(removed)
+
+
+def test_backups_are_private_and_a_long_config_dir_still_rolls_back(capsys, root):
+    # Rule 6: backup_dir was 0755 in main mode, backups 0644; a long config_dir broke every later update.
+    os.umask(0o022)
+    long_dir = "/etc/" + "/".join("kubelet-drop-in-directory-level-%02d" % i for i in range(8))
+    first = run(capsys, config_dir=long_dir, **args_for(root))
+    assert first["changed"] is True, first.get("msg")
+    settings = dict(copy.deepcopy(CANARY_SETTINGS), topologyManagerScope="container")
+    second = run(capsys, config_dir=long_dir, **args_for(root, settings=settings))
+    assert second["changed"] is True, second.get("msg")
+    assert len(os.path.basename(second["backup_file"])) <= 255
+    rollback = run(capsys, root=str(root), config_dir=long_dir, state="absent")
+    assert rollback["changed"] is True, rollback.get("msg")
+    assert not os.path.lexists(first["path"])
+    backup_dir = root / "var/lib/numa-gate/backups"
+    for folder in (root / "var/lib/numa-gate", backup_dir):
+        assert stat.S_IMODE(os.stat(folder).st_mode) == 0o700
+    assert sorted(stat.S_IMODE(os.stat(p).st_mode) for p in backup_dir.iterdir()) == [0o600] * 4
+
+
+def test_main_mode_backup_dir_is_0700(capsys, root):
+    os.umask(0o022)
+    settings = {k: v for k, v in CANARY_SETTINGS.items() if k not in ("kubeReserved", "systemReserved")}
+    result = run(capsys, mode="main", **args_for(root, settings=settings))
+    assert result["changed"] is True
+    for folder in ("var/lib/numa-gate", "var/lib/numa-gate/backups", "var/lib/numa-gate/backups/baseline"):
+        assert stat.S_IMODE(os.stat(root / folder).st_mode) == 0o700, folder
+    assert stat.S_IMODE(os.stat(result["backup_file"]).st_mode) == 0o600
+
+
+@pytest.mark.parametrize("option", ["root", "path", "config_dir", "kubelet_root_dir", "backup_dir", "dropin_name"])
+def test_an_empty_path_is_refused(capsys, root, option):
+    # Rule 8: root "" silently targeted the live node's paths.
+    before = snapshot(root)
+    args = args_for(root)
+    args[option] = ""
+    result = run(capsys, **args)
+    assert result["failed"] is True
+    if option == "root":
+        assert result["msg"] == ('root must not be empty (an empty value is not a default): give "/" for the node itself, or a folder; '
+                                 "nothing was written")
+    elif option == "dropin_name":
+        assert result["msg"] == ("dropin_name '' must be a file name ending in .conf (the kubelet reads only *.conf drop-ins); "
+                                 "nothing was written")
+    else:
+        assert result["msg"] == ("%s must not be empty (an empty value is not a default): give a path, or leave the option out; "
+                                 "nothing was written" % option)
+    assert snapshot(root) == before

@@ -1,6 +1,10 @@
 """The kubelet_config_info module, in-process, against a tmp_path root."""
 
+import contextlib
+import hashlib
 import json
+import os
+import signal
 
 import pytest
 
@@ -72,3 +76,69 @@ def test_missing_main_file_is_reported(capsys, root):
     result = run(capsys, root=str(root))
     assert result["main_exists"] is False
     assert result["base"]["maxPods"] == 200
+
+
+# ---- hostile input (issue 7) ----------------------------------------------------------
+
+
+@contextlib.contextmanager
+def no_hang(seconds=10):
+    """Fail instead of hanging forever on a blocking open (a FIFO)."""
+    def expired(_signum, _frame):
+        raise TimeoutError("blocked for %d s" % seconds)
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+@pytest.mark.parametrize("option", ["root", "path", "config_dir", "kubelet_root_dir", "dropin_name"])
+def test_an_empty_path_is_refused(capsys, root, option):
+    # Rule 8: root "" silently read the live node's files.
+    args = {"root": str(root), option: ""}
+    result = run(capsys, **args)
+    assert result["failed"] is True
+    if option == "root":
+        assert result["msg"] == 'root must not be empty (an empty value is not a default): give "/" for the node itself, or a folder'
+    elif option == "dropin_name":
+        assert result["msg"] == "dropin_name '' must be a file name ending in .conf (the kubelet reads only *.conf drop-ins)"
+    else:
+        assert result["msg"] == "%s must not be empty (an empty value is not a default): give a path, or leave the option out" % option
+
+
+def test_a_fifo_dropin_never_blocks(capsys, root):
+    # Rule 3.
+    os.mkfifo(root / "etc/kubernetes/kubelet.conf.d/20-fifo.conf")
+    with no_hang():
+        result = run(capsys, root=str(root))
+    assert result["failed"] is True
+    assert result["msg"] == "%s is a FIFO, not a regular file; not read" % (root / "etc/kubernetes/kubelet.conf.d/20-fifo.conf")
+
+
+def test_a_link_out_of_root_is_read_inside_root(capsys, root, tmp_path_factory):
+    # Rules 1 and 2: an absolute link is read as if root were "/", never followed out of it.
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    (elsewhere / "config.yaml").write_text(OTHER.replace("200", "999"))
+    before = hashlib.sha256((elsewhere / "config.yaml").read_bytes()).hexdigest()
+    (root / "var/lib/kubelet/config.yaml").unlink()
+    (root / "var/lib/kubelet/config.yaml").symlink_to(elsewhere / "config.yaml")
+    result = run(capsys, root=str(root))
+    assert result["main_exists"] is False
+    assert result["effective"]["maxPods"] == 200
+    assert hashlib.sha256((elsewhere / "config.yaml").read_bytes()).hexdigest() == before
+
+
+def test_credentials_are_masked(capsys, root):
+    # Rule 5.
+    (root / "etc/kubernetes/kubelet.conf.d/10-site.conf").write_text(
+        OTHER + "staticPodURL: https://user:pa55word@static.example/pods?sig=abcdef123456\n"
+        "staticPodURLHeader:\n  Authorization: [\"Bearer s3cr3t-t0ken-0123456789\"]\n")
+    result = run(capsys, root=str(root))
+    assert result["effective"]["staticPodURLHeader"] == {"Authorization": ["********"]}
+    assert result["base"]["staticPodURLHeader"] == {"Authorization": ["********"]}
+    text = json.dumps(result)
+    assert "s3cr3t" not in text and "pa55word" not in text and "abcdef123456" not in text
