@@ -26,7 +26,7 @@ def _status(code, reason, message, details=None):
     body = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "message": message}
     if reason:
         body["reason"] = reason
-    if details:
+    if details is not None:
         body["details"] = details
     body["code"] = code
     return body
