@@ -76,3 +76,30 @@ def test_set_operations():
     assert cpulist.difference("0-7", "2-3", "6") == "0-1,4-5,7"
     assert cpulist.intersection("0-7", "4-12") == "4-7"
     assert cpulist.canonical("3,2,1,7") == "1-3,7"
+
+
+@pytest.mark.parametrize("text, offset", [("0-1\x005", 3), ("\x000-3", 0), ("0-3\x00,8\n", 3)])
+def test_a_nul_inside_a_cpulist_is_refused_not_deleted(text, offset):
+    # Issue 7 rule 9: deleting it merged tokens ("0-1\0005" became CPUs 0-1005); only trailing NUL padding may go.
+    with pytest.raises(cpulist.CpuListError) as err:
+        cpulist.parse(text)
+    assert str(err.value) == "cpulist %r has a NUL byte at offset %d; only trailing NUL padding is ignored" % (text, offset)
+
+
+def test_a_nul_inside_a_cpumask_is_refused():
+    with pytest.raises(cpulist.CpuListError) as err:
+        cpulist.parse_mask("f\x00f")
+    assert str(err.value) == "cpumask 'f\\x00f' has a NUL byte at offset 1; only trailing NUL padding is ignored"
+    assert cpulist.parse_mask("ff\n\x00") == list(range(8))
+
+
+def test_check_ids_names_the_value():
+    assert cpulist.check_ids(["10", 11]) == [10, 11]
+    with pytest.raises(cpulist.CpuListError) as err:
+        cpulist.check_ids([1, 65536])
+    assert str(err.value) == "CPU id 65536 in [1, 65536] is outside 0-65535"
+
+
+def test_errors_are_numa_gate_errors_and_value_errors():
+    from ansible_collections.gpusmith.numa_gate.plugins.module_utils._errors import NumaGateError
+    assert issubclass(cpulist.CpuListError, NumaGateError) and issubclass(cpulist.CpuListError, ValueError)

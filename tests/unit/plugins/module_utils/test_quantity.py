@@ -63,3 +63,39 @@ def test_from_bytes(count, expected):
 def test_from_bytes_rejects(count):
     with pytest.raises(q.QuantityError):
         q.from_bytes(count)
+
+
+@pytest.mark.parametrize("value, message", [
+    # Issue 7 rule 9: quantities have an upper bound, the kubelet's int64.
+    ("8Ei", "quantity '8Ei' is above the limit of 9223372036854775807 bytes (2**63-1: the kubelet holds quantities in an int64)"),
+    ("1e100", "quantity '1e100' is above the limit of 9223372036854775807 bytes (2**63-1: the kubelet holds quantities in an int64)"),
+    (2**63, "quantity 9223372036854775808 is above the limit of 9223372036854775807 bytes (2**63-1: the kubelet holds quantities in an int64)"),
+    ("1" * 65, "quantity %r... is 65 characters long, above the limit of 64" % ("1" * 64,)),
+])
+def test_quantities_have_an_upper_bound(value, message):
+    with pytest.raises(q.QuantityError) as err:
+        q.to_bytes(value)
+    assert str(err.value) == message
+
+
+def test_the_bound_itself_is_accepted():
+    assert q.to_bytes("9223372036854775807") == q.MAX_VALUE == 2**63 - 1
+    assert q.from_bytes(q.MAX_VALUE) == "9223372036854775807"
+    with pytest.raises(q.QuantityError) as err:
+        q.from_bytes(2**63)
+    assert str(err.value) == ("byte count 9223372036854775808 is above the limit of 9223372036854775807 bytes "
+                              "(2**63-1: the kubelet holds quantities in an int64)")
+    with pytest.raises(q.QuantityError) as err:
+        q.to_millicpu("9223372036854776")
+    assert str(err.value) == ("quantity '9223372036854776' is above the limit of 9223372036854775807 millicores "
+                              "(2**63-1: the kubelet holds quantities in an int64)")
+
+
+def test_long_numbers_are_not_rounded_to_28_digits():
+    # 1024.0000000000000000000000001024 bytes rounds up to 1025, not down to a 28-digit 1024.
+    assert q.to_bytes("1.0000000000000000000000000001Ki") == 1025
+
+
+def test_errors_are_numa_gate_errors_and_value_errors():
+    from ansible_collections.gpusmith.numa_gate.plugins.module_utils._errors import NumaGateError
+    assert issubclass(q.QuantityError, NumaGateError) and issubclass(q.QuantityError, ValueError)

@@ -102,3 +102,36 @@ def test_malformed_facts_are_refused_by_name(facts, fragment):
 def test_null_device_lists_are_empty():
     oracle = _locality.build(dict(_facts(), gpus=None, nics=None))
     assert oracle["devices"] == [] and oracle["unknown_locality"] == []
+
+
+def test_device_on_a_numa_node_the_facts_do_not_list_is_unknown_with_a_warning():
+    # Issue 7 rule 9: it used to be in the device list but in neither by_numa_node nor unknown_locality.
+    gpu = dict(H200_GPU, numa_node=3, sysfs_numa_node=3, numa_source="sysfs", vendor_affinity=None)
+    oracle = _locality.build(_facts(gpus=[gpu]))
+    assert oracle["unknown_locality"] == ["0000:00:06.0"]
+    assert oracle["devices"][0]["numa_node"] == 3 and oracle["devices"][0]["node_cpus"] is None
+    assert oracle["by_numa_node"]["0"]["gpus"] == [] and oracle["by_numa_node"]["1"]["gpus"] == []
+    assert oracle["warnings"] == ["gpu 0000:00:06.0: numa_node 3 is not a NUMA node of the facts (nodes: 0, 1); its locality is taken as unknown"]
+
+
+def test_mistyped_vendor_affinity_names_the_field():
+    # Issue 7 rule 9: a string where a dict belongs used to end in AttributeError.
+    with pytest.raises(_locality.LocalityError) as err:
+        _locality.build(_facts(gpus=[dict(H200_GPU, vendor_affinity="nvidia-smi")]))
+    assert str(err.value) == ("topology gpus entry 0000:00:06.0: vendor_affinity 'nvidia-smi' is a str, expected a dict with source, "
+                              "numa_node and cpus, or null")
+    with pytest.raises(_locality.LocalityError) as err:
+        _locality.build(_facts(gpus=[dict(H200_GPU, vendor_affinity={"source": "nvml", "numa_node": "0"})]))
+    assert str(err.value).endswith("numa_node '0' is not a NUMA node id (an integer, or null when unknown)")
+
+
+def test_unparsable_local_cpus_is_unknown_with_a_warning():
+    nic = {"name": "ens5", "pci_address": "0000:00:05.0", "numa_node": 0, "numa_source": "sysfs", "local_cpus": "0-3,x"}
+    oracle = _locality.build(_facts(nics=[nic]))
+    assert oracle["devices"][0]["observations"] == [{"source": "sysfs", "numa_node": 0, "cpus": None}]
+    assert oracle["warnings"] == ["nic 0000:00:05.0: local_cpus: cpulist '0-3,x': 'x' is not a CPU id or a range 'a-b'; taken as unknown"]
+
+
+def test_locality_error_is_a_numa_gate_error_and_a_value_error():
+    from ansible_collections.gpusmith.numa_gate.plugins.module_utils._errors import NumaGateError
+    assert issubclass(_locality.LocalityError, NumaGateError) and issubclass(_locality.LocalityError, ValueError)
