@@ -43,7 +43,7 @@ class KubeletConfigError(NumaGateError, ValueError):
         where = path or "<config>"
         if line is not None:
             where = "%s:%d" % (where, line)
-        super().__init__("%s: %s" % (where, message), path=path)
+        super().__init__("%s: %s" % (where, message))  # the message names the file; ``path`` stays an attribute
         self.reason = message
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import struct
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._quantity import from_bytes
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._quantity import MAX_VALUE, from_bytes
 
 # k8s.io/apimachinery/pkg/api/resource/quantity.go: ErrFormatWrong
 QUANTITY_FORMAT = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
@@ -70,8 +70,8 @@ def float32(value):
 
 def format_bytes(count):
     """Quantity.String() of a byte count: binary suffix when exact, else plain."""
-    if -1024 < count < 1024:
-        return str(count)
+    if -1024 < count < 1024 or count > MAX_VALUE:
+        return str(count)  # beyond int64 the kubelet's Value() saturates; show the number itself
     return from_bytes(count) if count >= 0 else str(count)
 
 

@@ -111,5 +111,6 @@ def test_error_is_a_numa_gate_error_with_the_path_as_detail():
     from ansible_collections.gpusmith.numa_gate.plugins.module_utils._errors import NumaGateError
     with pytest.raises(NumaGateError) as err:
         load_document("", MAIN)
-    assert err.value.details == {"path": MAIN}
+    assert err.value.details == {}
+    assert err.value.path == MAIN
     assert isinstance(err.value, ValueError)

@@ -215,3 +215,15 @@ def test_format_bytes_matches_quantity_string():
 
 def test_shared_cases_quote_the_quantity_format_the_rules_use():
     assert QUANTITY_FORMAT == wording.QUANTITY_FORMAT
+
+
+def test_a_reservation_beyond_int64_is_a_problem_not_an_exception():
+    config = canary(reservedMemory=[{"numaNode": 0, "limits": {"memory": "1e30"}}])
+    assert ('the total amount "1000000000000000000000000000000" of type "memory" is not equal to the value "2148Mi" '
+            "determined by Node Allocatable feature") in messages(config)
+
+
+def test_a_huge_reserved_cpu_range_is_refused_by_the_cpulist_bound():
+    [problem] = kv.validate(canary(reservedSystemCPUs="0-1000000"), NODE)
+    assert problem.key == "reservedSystemCPUs"
+    assert problem.message.startswith("invalid configuration: unable to parse reservedSystemCPUs (--reserved-cpus) 0-1000000, error: ")
