@@ -20,9 +20,9 @@ description:
     Manager policies and options, feature gates, C(reservedSystemCPUs), C(reservedMemory) sums and NUMA
     nodes, reservations against the node) and fails, writing nothing, when any rule is broken.
   - Writes atomically, keeps the file's owner and mode (new files are 0600) and backs the old file up
-    byte for byte first. Everything is read, computed and validated before the first byte is written: any refusal
+    byte for byte first. Everything is read, computed and validated before the first byte is written, so any refusal
     leaves the node as it was.
-  - Every path is resolved inside O(root): C(..) never climbs above it and a symlink's absolute target is read inside
+  - Every path is resolved inside O(root); C(..) never climbs above it and a symlink's absolute target is read inside
     it. Files are read only when they are regular files (a FIFO or device is refused by name, never opened for a
     blocking read), and a symlink is never written through.
   - In C(dropin) mode the collection owns one drop-in file whose content is exactly O(settings).
@@ -54,7 +54,8 @@ options:
     description:
       - The machine the configuration is checked against, as one value. Either the facts of
         M(gpusmith.numa_gate.topology_facts) (C(ansible_facts.numa_gate_topology), schema version 1), or a summary
-        C({online_cpus: "0-63", numa_nodes: {0: <bytes>, 1: <bytes>}, memory_bytes: <MemTotal bytes>}).
+        with the keys C(online_cpus) (a cpulist such as C(0-63)), C(numa_nodes) (NUMA node id to memory bytes) and
+        C(memory_bytes) (C(MemTotal) in bytes).
       - C(memory_bytes) is the capacity the kubelet resolves percentage eviction thresholds against; the sum of the
         NUMA nodes' memory when the summary leaves it out.
       - Required when O(state=present). With O(state=absent) and no O(node), the rules that need the machine (reserved
@@ -68,7 +69,7 @@ options:
         bytes it had before this collection first wrote it, checked against their sha256 (O(mode=main)); fails when there
         is no baseline. A removal is never blocked by other drop-ins that do not parse or by rules the remaining
         configuration breaks, which are reported as warnings.
-      - A drop-in at O(dropin_name) that is a symlink was not made by this collection (it writes only regular files):
+      - A drop-in at O(dropin_name) that is a symlink was not made by this collection (it writes only regular files), so
         O(state=present) refuses to replace it; O(state=absent) removes the link only, never the file it points to,
         keeps the link itself in O(backup_dir), and says so in a warning.
     type: str
