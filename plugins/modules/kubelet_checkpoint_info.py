@@ -14,7 +14,7 @@ description:
   - Reads C(cpu_manager_state) (formats V1, V2, the 1.36 V3 with C(podEntries), the 1.37 V4 with C(data) and
     C(dataChecksum)) and C(memory_manager_state) (V1, V2, the 1.37 V3) as the 1.37 kubelet reads them.
   - Recomputes every checksum the way the kubelet does (the legacy struct hash and the new C(dataChecksum)) and reports
-    each as C(valid), C(invalid), C(absent) or C(unverifiable), never a guess.
+    each as C(valid), C(invalid) or C(absent), never a guess.
   - Reports the policy (from C(data) where present), the default CPU set, container and pod-level entries, the memory
     machine state, and what a 1.36 kubelet would keep of the file after a downgrade and what it would lose.
   - With O(config), also says whether the kubelet would refuse to start over these files under that configuration,

@@ -8,8 +8,7 @@ Each returns a report (a dict, JSON-ready): the ``format`` (CPU ``V1``..``V4``, 
 ``V1``..``V3``), whether 1.37 would ``load`` it and if not the ``problem`` in the kubelet's words,
 the ``policy`` (from ``data`` where present, as 1.37 reads it), the CPU ``default_cpu_set``,
 container ``entries`` and pod-level ``pod_entries``, the memory ``machine_state``, every
-checksum with its ``status`` (``valid``, ``invalid``, ``absent``, or ``unverifiable`` where the
-hashed Go struct holds values JSON does not pin down), and ``downgrade``: what a 1.36 kubelet
+checksum with its ``status`` (``valid``, ``invalid`` or ``absent``), and ``downgrade``: what a 1.36 kubelet
 would keep of the file and what it would lose.
 
 Sources: pkg/kubelet/cm/cpumanager/state/{checkpoint.go,state_checkpoint.go},
@@ -53,17 +52,19 @@ def _unreadable(kind, problem):
     return report
 
 
-def _legacy(document, struct, name, zero_is_absent=True):
+def _legacy(document, struct, names, zero_is_absent=True):
+    """The legacy checksum's status; ``names`` are the type names the kubelet accepts a hash under."""
     stored = document.get("checksum")
     if "checksum" not in document:
         return {"status": "absent", "stored": None, "computed": None}
     try:
-        computed = legacy_checksum(document, struct, name)
+        computed = [legacy_checksum(document, struct, name) for name in names]
     except NumaGateError as exc:
         return {"status": "invalid", "stored": stored, "computed": None, "reason": str(exc)}
     if stored == 0 and zero_is_absent:
-        return {"status": "absent", "stored": 0, "computed": computed}
-    return {"status": "valid" if stored == computed else "invalid", "stored": stored, "computed": computed}
+        return {"status": "absent", "stored": 0, "computed": computed[0]}
+    matched = stored in computed
+    return {"status": "valid" if matched else "invalid", "stored": stored, "computed": stored if matched else computed[0]}
 
 
 def _data(document, kind, version):
@@ -121,13 +122,11 @@ def _cpu_state(source):
 
 def _cpu_legacy_for(document, version):
     if version == "V1":
-        return _legacy(document, types.CPU_V1, types.CPU_LEGACY_NAME)
-    if version == "V3" and document.get("podEntries"):
-        return {"status": "unverifiable", "stored": document.get("checksum"), "computed": None,
-                "reason": "the V3 hash covers cpuset internals of podEntries that the JSON does not fix"}
+        return _legacy(document, types.CPU_V1, [types.CPU_LEGACY_NAME])
+    # V2 and V3 VerifyChecksum try the hash under the struct's own name, then under the legacy one.
     if version == "V3":
-        return _legacy(document, types.CPU_V3, types.CPU_LEGACY_NAME, zero_is_absent=False)
-    return _legacy(document, types.CPU_V2, types.CPU_LEGACY_NAME)
+        return _legacy(document, types.CPU_V3, types.CPU_V3_NAMES, zero_is_absent=False)
+    return _legacy(document, types.CPU_V2, types.CPU_V2_NAMES)
 
 
 def read_cpu(blob):
@@ -139,7 +138,7 @@ def read_cpu(blob):
     report = {"file": _FILES["cpu"], "present": True, "format": version, "checksums": {}}
     if version == "V4":
         payload, report["checksums"]["dataChecksum"], problem = _data(document, "cpu", "v4")
-        report["checksums"]["checksum"] = _legacy(document, types.CPU_V2, types.CPU_LEGACY_NAME)
+        report["checksums"]["checksum"] = _legacy(document, types.CPU_V2, types.CPU_V2_NAMES)
         report.update(_cpu_state(payload or {}))
         top = _cpu_state(document)
         report["legacy_copy_matches_data"] = payload is not None and all(
@@ -162,7 +161,7 @@ def _cpu_downgrade(document, version, report):
     if version in ("V1", "V2"):
         keeps = "everything" if report["checksums"]["checksum"]["status"] != "invalid" else "nothing (corrupt)"
         return {"kubelet": "1.36", "reads_as": version, "keeps": keeps, "loses": []}
-    legacy = _legacy(document, types.CPU_V2, types.CPU_LEGACY_NAME)
+    legacy = _legacy(document, types.CPU_V2, types.CPU_V2_NAMES)
     if legacy["status"] == "invalid":
         return {"kubelet": "1.36", "reads_as": None, "keeps": "nothing", "loses": ["the whole file: " + CORRUPT]}
     pods = sorted(report.get("pod_entries") or {}) if version == "V4" else sorted(document.get("podEntries") or {})
@@ -191,16 +190,13 @@ def read_memory(blob):
     report = {"file": _FILES["memory"], "present": True, "format": version, "checksums": {}}
     if version == "V3":
         payload, report["checksums"]["dataChecksum"], problem = _data(document, "memory", "v3")
-        report["checksums"]["checksum"] = _legacy(document, types.MEMORY_V1, types.MEMORY_LEGACY_NAME)
+        report["checksums"]["checksum"] = _legacy(document, types.MEMORY_V1, [types.MEMORY_LEGACY_NAME])
         report.update(_memory_state(payload or {}))
     else:
-        if version == "V2" and document.get("podEntries"):
-            report["checksums"]["checksum"] = {"status": "unverifiable", "stored": document.get("checksum"), "computed": None,
-                                               "reason": "the V2 hash covers podEntries structures this reader does not model"}
-        elif version == "V2":
-            report["checksums"]["checksum"] = _legacy(document, types.MEMORY_V2, types.MEMORY_LEGACY_NAME, zero_is_absent=False)
+        if version == "V2":
+            report["checksums"]["checksum"] = _legacy(document, types.MEMORY_V2, [types.MEMORY_LEGACY_NAME], zero_is_absent=False)
         else:
-            report["checksums"]["checksum"] = _legacy(document, types.MEMORY_V1, types.MEMORY_LEGACY_NAME)
+            report["checksums"]["checksum"] = _legacy(document, types.MEMORY_V1, [types.MEMORY_LEGACY_NAME])
         report.update(_memory_state(document))
         problem = CORRUPT if report["checksums"]["checksum"]["status"] == "invalid" else None
     legacy = report["checksums"]["checksum"]

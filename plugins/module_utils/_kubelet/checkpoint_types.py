@@ -3,7 +3,7 @@
 """The Go structs of the kubelet's CPU and Memory Manager checkpoints, for their checksums.
 
 Public: `CPU_V1`, `CPU_V2`, `CPU_V3`, `MEMORY_V1`, `MEMORY_V2`, `CPU_LEGACY_NAME`,
-`MEMORY_LEGACY_NAME`.
+`MEMORY_LEGACY_NAME`, `CPU_V2_NAMES`, `CPU_V3_NAMES`.
 
 Read from pkg/kubelet/cm/cpumanager/state/checkpoint.go and
 pkg/kubelet/cm/memorymanager/state/{checkpoint.go,state.go} (1.37): field order, JSON keys, the
@@ -14,10 +14,14 @@ replaces ``CPUManagerCheckpointV2`` (V1, V3) by ``CPUManagerCheckpoint`` before 
 
 from __future__ import annotations
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.checksum import Basic, Map, Pointer, Slice, Struct
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _cpulist
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.checksum import Basic, CpuSet, Map, Pointer, Slice, Struct
 
 CPU_LEGACY_NAME = "state.CPUManagerCheckpoint"
 MEMORY_LEGACY_NAME = "state.MemoryManagerCheckpoint"
+# CPU V2 and V3 VerifyChecksum accept the hash under the struct's own name too.
+CPU_V2_NAMES = (CPU_LEGACY_NAME, "state.CPUManagerCheckpointV2")
+CPU_V3_NAMES = (CPU_LEGACY_NAME, "state.CPUManagerCheckpointV3")
 
 _STRING = Basic("string", "string")
 _INT = Basic("int", "int")
@@ -41,16 +45,16 @@ CPU_V2 = Struct("state.CPUManagerCheckpointV2", [
     ("Checksum", "checksum", _CHECKSUM),
 ])
 
-# V3 adds PodEntries (state.PodCPUAssignments, map[string]state.PodEntry{CPUSet cpuset.CPUSet}).
-# spew prints cpuset.CPUSet's private map, which JSON does not determine exactly; so only an
-# empty podEntries is hashed (checkpoint_read reports a non-empty one as unverifiable).
-_POD_ENTRIES_EMPTY_ONLY = Map("state.PodCPUAssignments", _STRING, _STRING, initial={})
+# V3 adds PodEntries: state.PodCPUAssignments, map[string]state.PodEntry{CPUSet cpuset.CPUSet},
+# written as {"cpuSet": "<cpulist>"} (pkg/kubelet/cm/cpumanager/state/state.go).
+_POD_ENTRIES = Map("state.PodCPUAssignments", _STRING,
+                   Struct("state.PodEntry", [("CPUSet", "cpuSet", CpuSet(_cpulist.parse))]), initial={})
 
 CPU_V3 = Struct("state.CPUManagerCheckpointV3", [
     ("PolicyName", "policyName", _STRING),
     ("DefaultCPUSet", "defaultCpuSet", _STRING),
     ("Entries", "entries", _CPU_ENTRIES),
-    ("PodEntries", "podEntries", _POD_ENTRIES_EMPTY_ONLY),
+    ("PodEntries", "podEntries", _POD_ENTRIES),
     ("Checksum", "checksum", _CHECKSUM),
 ])
 
@@ -85,12 +89,15 @@ MEMORY_V1 = Struct("state.MemoryManagerCheckpointV1", [
     ("Checksum", "checksum", _CHECKSUM),
 ])
 
-# V2 (1.36 with the gate) adds PodEntries (state.PodMemoryAssignments); as for CPU V3, only an
-# empty one is hashed.
+# V2 (1.36 with the gate) adds PodEntries: state.PodMemoryAssignments,
+# map[string]state.PodEntry{MemoryBlocks []state.Block} (pkg/kubelet/cm/memorymanager/state/state.go).
+_MEMORY_POD_ENTRIES = Map("state.PodMemoryAssignments", _STRING,
+                          Struct("state.PodEntry", [("MemoryBlocks", "memoryBlocks", Slice("[]state.Block", _BLOCK))]), initial={})
+
 MEMORY_V2 = Struct("state.MemoryManagerCheckpointV2", [
     ("PolicyName", "policyName", _STRING),
     ("MachineState", "machineState", _MACHINE_STATE),
     ("Entries", "entries", _MEMORY_ENTRIES),
-    ("PodEntries", "podEntries", Map("state.PodMemoryAssignments", _STRING, _STRING, initial={})),
+    ("PodEntries", "podEntries", _MEMORY_POD_ENTRIES),
     ("Checksum", "checksum", _CHECKSUM),
 ])

@@ -2,8 +2,8 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The kubelet's checkpoint checksums, recomputed from a decoded JSON checkpoint.
 
-Public: `fnv1a_32`, `data_checksum`, `legacy_checksum`, the Go type descriptions `Basic`, `Map`,
-`Slice`, `Struct`, `Pointer`, and `Unverifiable`.
+Public: `fnv1a_32`, `data_checksum`, `legacy_checksum`, and the Go type descriptions `Basic`, `Map`,
+`Slice`, `Struct`, `Pointer`, `CpuSet`.
 
 The kubelet (pkg/kubelet/checkpointmanager/checksum) hashes a Go struct, not file bytes:
 FNV-1a 32 over ``dump.ForHash(obj)`` (k8s.io/utils/dump), which is go-spew's ``%#v`` with
@@ -28,10 +28,6 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._errors import 
 
 _FNV_OFFSET = 0x811C9DC5
 _FNV_PRIME = 0x01000193
-
-
-class Unverifiable(NumaGateError):
-    """A checksum this reader cannot recompute faithfully; reported, never guessed."""
 
 
 def fnv1a_32(data):
@@ -189,6 +185,35 @@ class Pointer:
 
     def dump(self, value):  # only reached untyped: map values, slice elements
         return "<nil>" if value is None else "<*>" + self.target.dump(value)
+
+
+class CpuSet:
+    """k8s.io/utils/cpuset.CPUSet, stored in JSON as a cpulist string and hashed as its private map.
+
+    ``cpuset.Parse`` of the string (``""`` gives an empty, non-nil map) fills
+    ``elems map[int]struct{}``, which spew prints as ``{elems:(map[int]struct {})map[7:{} 8:{}]}``.
+    """
+
+    name = "cpuset.CPUSet"
+
+    def __init__(self, parse):
+        self._parse = parse
+
+    def decode(self, value, where):
+        if value is None:
+            value = ""
+        if not isinstance(value, str):
+            raise NumaGateError("%s is %r, not a cpulist string" % (where, value))
+        try:
+            return sorted(set(self._parse(value)))
+        except ValueError as exc:
+            raise NumaGateError("%s: %s" % (where, exc))
+
+    def zero(self):
+        return []
+
+    def dump(self, value):
+        return "{elems:(map[int]struct {})map[" + " ".join("%d:{}" % cpu for cpu in value) + "]}"
 
 
 def _typed(go_type, value):

@@ -59,12 +59,25 @@ def test_v3_cpu_with_empty_pod_entries_is_verified_and_without_zero_exemption():
     assert read.read_cpu(_blob(doc))["load"] is True
 
 
-def test_v3_cpu_with_pod_entries_is_unverifiable_not_guessed():
-    doc = {"policyName": "static", "defaultCpuSet": "0-1", "entries": {"p": {"main": "2-3"}},
-           "podEntries": {"p": {"cpuSet": "2-5"}}, "checksum": 123}
+def test_v3_cpu_with_pod_entries_upstream_vector():
+    # pkg/kubelet/cm/cpumanager/state/state_checkpoint_test.go, "Restore checkpoint from v3 (migration)".
+    doc = {"policyName": "static", "defaultCPUSet": "1-2", "entries": {"pod1": {"container1": "5-6", "container2": "3-4"}},
+           "podEntries": {"pod2": {"cpuSet": "7-9"}}, "checksum": 2284712151}
     report = read.read_cpu(_blob(doc))
-    assert report["checksums"]["checksum"]["status"] == "unverifiable"
-    assert report["pod_entries"] == {"p": "2-5"}
+    assert report["format"] == "V3" and report["load"] is True
+    assert report["checksums"]["checksum"] == {"status": "valid", "stored": 2284712151, "computed": 2284712151}
+    assert report["pod_entries"] == {"pod2": "7-9"} and report["default_cpu_set"] == "1-2"
+    doc["podEntries"]["pod2"]["cpuSet"] = "7-8"
+    assert read.read_cpu(_blob(doc))["checksums"]["checksum"]["status"] == "invalid"
+
+
+def test_memory_v2_with_pod_entries_upstream_vector():
+    # pkg/kubelet/cm/memorymanager/state/state_checkpoint_test.go, "Restore checkpoint from v2 with PodLevelResourceManagers enabled".
+    doc = dict(V1_MEMORY, podEntries={"pod": {"memoryBlocks": [{"numaAffinity": [0], "type": "memory", "size": 512}]}},
+               checksum=1278640530)
+    report = read.read_memory(_blob(doc))
+    assert report["format"] == "V2" and report["load"] is True
+    assert report["checksums"]["checksum"] == {"status": "valid", "stored": 1278640530, "computed": 1278640530}
 
 
 def test_v4_cpu_trusts_data_and_reports_the_downgrade():
