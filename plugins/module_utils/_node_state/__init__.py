@@ -3,9 +3,14 @@
 """The files this collection writes on a node, and the private state it keeps there.
 
 - ``atomic``: `write_atomic` (replace a regular file atomically, never through a symlink, file and
-  folder fsynced), `make_private_dir`, `NodeStateError`.
-- ``backups``: `backup`, `backups_of`, `restore`, `remove`, `backup_prefix` (byte-for-byte copies,
-  0600 in 0700 folders, with a record of the original's mode and owner; names never exceed NAME_MAX).
+  folder fsynced), `make_private_dir`, `fsync_dir`, `private_owner`, `NodeStateError`.
+- ``backups``: `backup`, `backups_of`, `restore`, `remove`, `replace`, `keep_copy`, `backup_prefix`
+  (byte-for-byte copies, 0600 in 0700 folders, with a record of the original's mode, owner and
+  sha256; names never exceed NAME_MAX).
 - ``baseline``: `keep_baseline`, `baseline_of`, `baseline_bytes` (the write-once, sha256-checked
-  copy of a file as it was before this collection first changed it).
+  copy of one file as it was before this collection first changed it).
+- ``baseline_store``: `record`, `load`, `verify`, `original_bytes` (the node's kubelet files kept
+  once, with a sha256 manifest).
+- ``journal``: `append`, `read`, `summary` (a transition's steps, fsynced per event).
+- ``transitions``: `open_transition`, `close`, `folder`, `journal_path`, `current`.
 """
