@@ -184,7 +184,8 @@ def _explicit(topology, text, reasons):
                         % (text, _cpulist.format(offline), _cpulist.format(topology.cpus.online)))
     isolated = cpus & topology.cpus.isolated
     if isolated:
-        raise PlanError("reserved_cpu_list %s includes isolated CPUs %s (isolated: %s)" % (text, _cpulist.format(isolated), _cpulist.format(topology.cpus.isolated)))
+        raise PlanError("reserved_cpu_list %s includes isolated CPUs %s (isolated: %s)"
+                        % (text, _cpulist.format(isolated), _cpulist.format(topology.cpus.isolated)))
     cores = sorted(set(topology.cores[topology.cpu_core[cpu]] for cpu in cpus), key=lambda core: core.id)
     for core in cores:
         missing = core.cpus - cpus

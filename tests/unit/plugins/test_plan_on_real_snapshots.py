@@ -14,7 +14,6 @@ import pytest
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _cpulist
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import merge as _kubelet_merge
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import allocatable as _allocatable
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import validate as _validate
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import schema as _schema
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _quantity
