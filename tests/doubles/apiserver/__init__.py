@@ -7,7 +7,7 @@ Start it with ``server.ApiServerDouble().start()``; seed it with ``add_node``, `
 point clients at it with ``write_kubeconfig``. Modules: ``server`` (the object tests use),
 ``handler`` (HTTP routing), ``store`` (the in-memory objects), ``objects`` (what seeding builds),
 ``eviction`` (pods/eviction and PodDisruptionBudgets), ``status`` (the API's Status bodies),
-``selectors`` (field and label selectors), ``patch`` (merge, strategic merge, JSON patch),
+``selection`` (field and label selectors), ``patch`` (merge, strategic merge, JSON patch),
 ``discovery`` (the discovery documents), ``tables`` (server-side printing for kubectl get),
 ``proxy`` (the node proxy to a kubelet). It imports nothing from the collection under test.
 """

@@ -29,7 +29,7 @@ it on every read: it never lags, so the ``still being processed`` 429 never happ
 
 import math
 
-from apiserver import selectors
+from apiserver import selection
 from apiserver import status as api_status
 from apiserver import store as api_store
 
@@ -78,10 +78,10 @@ def _expected_scale(store, pods):
 def matching_pods(store, pdb):
     """The pods in the PDB's namespace that its selector selects (an empty selector selects none)."""
     selector = pdb["spec"].get("selector")
-    if selectors.selector_is_empty(selector):
+    if selection.selector_is_empty(selector):
         return []
     pods, _ = store.list("pods", pdb["metadata"]["namespace"])
-    return [p for p in pods if selectors.match_labels(selector, p["metadata"].get("labels"))]
+    return [p for p in pods if selection.match_labels(selector, p["metadata"].get("labels"))]
 
 
 def with_status(store, pdb):
@@ -121,8 +121,8 @@ def with_status(store, pdb):
 
 def _pdbs_for(store, pod):
     pdbs, _ = store.list("poddisruptionbudgets", pod["metadata"]["namespace"])
-    return [p for p in pdbs if not selectors.selector_is_empty(p["spec"].get("selector"))
-            and selectors.match_labels(p["spec"]["selector"], pod["metadata"].get("labels"))]
+    return [p for p in pdbs if not selection.selector_is_empty(p["spec"].get("selector"))
+            and selection.match_labels(p["spec"]["selector"], pod["metadata"].get("labels"))]
 
 
 def evict(store, namespace, name, eviction, dry_run=False):

@@ -17,7 +17,7 @@ import http.server
 import json
 import urllib.parse
 
-from apiserver import discovery, eviction, objects, patch, proxy, selectors, tables, watch
+from apiserver import discovery, eviction, objects, patch, proxy, selection, tables, watch
 from apiserver import status as api_status
 from apiserver import store as api_store
 
@@ -156,8 +156,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return 201, store.create(resource, obj)
         if self.command != "GET":
             raise api_status.method_not_supported(resource, self.command.lower(), api_store.RESOURCES[resource][0])
-        fields = selectors.field_matcher(resource, query.get("fieldSelector"))
-        labels = selectors.label_matcher(query.get("labelSelector"))
+        fields = selection.field_matcher(resource, query.get("fieldSelector"))
+        labels = selection.label_matcher(query.get("labelSelector"))
 
         def matches(obj):
             return fields(obj) and labels(obj["metadata"].get("labels"))

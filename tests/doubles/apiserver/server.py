@@ -7,7 +7,7 @@ this Python API, write a kubeconfig for the real clients (kubectl, the ``kuberne
 client, kubernetes.core modules) and read its objects back to assert. Plain HTTP, no
 authentication: the kubeconfig says ``server: http://127.0.0.1:<port>``. What each behaviour
 copies from the real API server is written in the docstring of the module that implements it
-(status, store, eviction, selectors, patch, discovery, tables, proxy, watch, handler).
+(status, store, eviction, selection, patch, discovery, tables, proxy, watch, handler).
 """
 
 import http.server
@@ -56,9 +56,9 @@ class ApiServerDouble:
             self.store.create("namespaces", {"metadata": {"name": namespace}, "spec": {"finalizers": ["kubernetes"]}, "status": {"phase": "Active"}})
 
     # -- lifecycle -------------------------------------------------------------------------
-    def start(self):
-        """Listen on 127.0.0.1 on a free port and serve in a daemon thread."""
-        self._httpd = _Server(("127.0.0.1", 0), handler.Handler)
+    def start(self, port=0):
+        """Listen on 127.0.0.1 (on a free port unless ``port`` is given) and serve in a daemon thread."""
+        self._httpd = _Server(("127.0.0.1", port), handler.Handler)
         self._httpd.double = self
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         self._thread.start()

@@ -1,0 +1,37 @@
+# Copyright: (c) 2026, GPU Smith
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Run the API server TEST DOUBLE as a process: ``python tests/doubles/apiserver --kubeconfig PATH``.
+
+For setups that need it outside pytest (a kubelet stand-in in a podman node on the host network
+registers its node here). Serves on 127.0.0.1 (``--port``, default a free one) until killed;
+writes the kubeconfig, then prints the URL on stdout.
+"""
+
+import argparse
+import os
+import sys
+import threading
+
+# Run as a script, this folder is sys.path[0]; its modules must not shadow the standard library's.
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != HERE]
+sys.path.insert(0, os.path.dirname(HERE))
+
+from apiserver.server import ApiServerDouble  # noqa: E402 pylint: disable=wrong-import-position
+
+
+def main():
+    """Parse the arguments, start the double, wait forever."""
+    parser = argparse.ArgumentParser(description="API server test double (not kube-apiserver)")
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--kubeconfig")
+    args = parser.parse_args()
+    double = ApiServerDouble().start(port=args.port)
+    if args.kubeconfig:
+        double.write_kubeconfig(args.kubeconfig)
+    print(double.url, flush=True)
+    threading.Event().wait()
+
+
+if __name__ == "__main__":
+    main()
