@@ -23,6 +23,7 @@ import json
 import os
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._fileio import FileIOError, read_regular
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import checkpoint_read
 
 # The kubelet's checkpoints are a few KiB to a few MiB (one entry per container).
 MAX_CHECKPOINT_BYTES = 16 * 1024 * 1024
@@ -37,8 +38,9 @@ CHECKPOINTS = (
 def policy_of(path):
     """(policy name, problem) of a checkpoint file; (None, None) when there is none.
 
-    v1/v2 checkpoints carry ``policyName`` at the top; the 1.37 format embeds the
-    v2 structure under ``data`` (an object, or that object as a JSON string).
+    Read by `checkpoint_read` as the 1.37 kubelet reads it: the policy comes from ``data`` where the
+    file has it. Only the policy matters here, so a checksum that does not verify is left to
+    ``kubelet_checkpoint``, which decides whether the kubelet would start.
     """
     try:
         data = read_regular(path, MAX_CHECKPOINT_BYTES)
@@ -48,21 +50,13 @@ def policy_of(path):
         return None, "%s (a kubelet checkpoint is expected there)" % exc
     except OSError as exc:
         return None, "%s: cannot be read as a kubelet checkpoint (%s)" % (path, exc.strerror or exc)
-    try:
-        doc = json.loads(data.decode("utf-8"))
-    except ValueError as exc:
-        return None, "%s: cannot be read as a kubelet checkpoint (%s)" % (path, exc)
-    if isinstance(doc, dict) and "policyName" not in doc and "data" in doc:
-        data = doc["data"]
-        if isinstance(data, str):
-            try:
-                data = json.loads(data)
-            except ValueError as exc:
-                return None, "%s: its data field is not JSON (%s)" % (path, exc)
-        doc = data
-    if not isinstance(doc, dict) or not isinstance(doc.get("policyName"), str):
-        return None, "%s: no policyName in the checkpoint" % path
-    return doc["policyName"], None
+    reader = checkpoint_read.read_memory if os.path.basename(path).startswith("memory") else checkpoint_read.read_cpu
+    report = reader(data)
+    if isinstance(report.get("policy"), str):
+        return report["policy"], None
+    if report["problem"]:
+        return None, "%s: cannot be read as a kubelet checkpoint (%s)" % (path, report["problem"])
+    return None, "%s: no policyName in the checkpoint" % path
 
 
 def stale(config, state_dir):
