@@ -10,7 +10,8 @@ Public: `read`, `kubelet_node`, `SchemaError`, `SCHEMA_VERSION`, and the value t
 malformed part is a `SchemaError` naming the field and the value, never a TypeError or KeyError.
 What the reader cannot know it says in ``warnings`` instead of guessing (an unknown hugepage
 count, online CPUs in no core, a device on a NUMA node the facts do not list, an unparsable
-``local_cpus``).
+``local_cpus``). Values that are well-formed but impossible for one step (a hugepage pool larger
+than its node, which the facts already warn about) are that step's to refuse: the planner does.
 
 `kubelet_node(value)` gives the ``node`` argument of the kubelet validator,
 ``{"online_cpus": str, "numa_nodes": {id: bytes}, "memory_bytes": int}``, from full facts, from a
@@ -23,7 +24,6 @@ from collections import namedtuple
 from types import MappingProxyType
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _cpulist
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _quantity
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._errors import NumaGateError
 
 SCHEMA_VERSION = 1
@@ -157,18 +157,10 @@ def _read_nodes(facts, online, warnings):
                 raise SchemaError("topology puts CPU %d in NUMA nodes %d and %d" % (cpu, owner[cpu], node_id))
             owner[cpu] = node_id
         pools, pool_bytes = _read_hugepages(node_id, entry.get("hugepages"), warnings)
-        if memory is not None and pool_bytes > memory:
-            raise SchemaError("topology NUMA node %d hugepage pools %s hold %s (%d bytes), more than the node's memory_bytes %s (%d bytes): "
-                              "hugepages are taken from the node's memory, so the pools cannot exceed it"
-                              % (node_id, _pool_text(pools), _quantity.from_bytes(pool_bytes), pool_bytes, _quantity.from_bytes(memory), memory))
         nodes[node_id] = NumaNode(id=node_id, cpus=node_cpus, memory_bytes=memory, hugepages=pools, hugepages_bytes=pool_bytes)
     if not nodes:
         raise SchemaError("topology lists no NUMA nodes")
     return nodes
-
-
-def _pool_text(pools):
-    return ", ".join("%dkB (%d pages)" % (pool.size_kb, pool.total) for pool in pools if pool.total)
 
 
 def _read_hugepages(node_id, pools, warnings):

@@ -35,8 +35,8 @@ What the kubelet expects, read in its source (kubernetes/kubernetes):
   node memory - hugepage pools - systemReserved (unsigned), so the memory reserved
   on a node is capped at its memory minus its hugepage pools.
 - A hugepage pool larger than its node's memory cannot exist (pools are taken from the
-  node's memory); the facts reader (`_facts.schema`) refuses such facts, naming the node
-  and its pools, instead of planning the node's allocatable as 0.
+  node's memory); the planner refuses such facts, naming the node and its pools, instead of
+  planning the node's allocatable as 0 (the facts step warns about them).
 - Static Memory Manager refuses a zero memory reservation ("you should specify the
   system reserved memory"), and the static CPU Manager a zero CPU reservation.
 
@@ -79,6 +79,13 @@ def _read(topology):
         if node.memory_bytes is None:
             # The oracle can use facts whose node memory is unknown; the planner cannot.
             raise PlanError("topology NUMA node %d memory_bytes None is not a byte count" % node_id)
+        if node.hugepages_bytes > node.memory_bytes:
+            # Pools are taken from the node's memory; planning on them would set the node's allocatable to 0 without a word.
+            pools = ", ".join("%dkB (%d pages)" % (pool.size_kb, pool.total) for pool in node.hugepages if pool.total)
+            raise PlanError("topology NUMA node %d hugepage pools %s hold %s (%d bytes), more than the node's memory_bytes %s (%d bytes): "
+                            "hugepages are taken from the node's memory, so the pools cannot exceed it"
+                            % (node_id, pools, from_bytes(node.hugepages_bytes), node.hugepages_bytes, from_bytes(node.memory_bytes),
+                               node.memory_bytes))
     return facts
 
 
