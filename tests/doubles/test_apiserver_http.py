@@ -141,7 +141,8 @@ def test_apiserver_http_stale_resource_version_is_a_conflict(api):
     api.set_node_ready("node-1", False)
     code, body = _json(api, "PUT", "/api/v1/nodes/node-1", node)
     assert (code, body["reason"], body["message"]) == (
-        409, "Conflict", 'Operation cannot be fulfilled on nodes "node-1": the object has been modified; please apply your changes to the latest version and try again')
+        409, "Conflict",
+        'Operation cannot be fulfilled on nodes "node-1": the object has been modified; please apply your changes to the latest version and try again')
 
 
 def test_apiserver_http_node_registration_and_status_patch(api):

@@ -164,5 +164,6 @@ def apply(content_type, target, body):
         return strategic_merge(target, document)
     raise api_status.ApiError({
         "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
-        "message": "the body of the request was in an unknown format - accepted media types include: %s" % ", ".join(CONTENT_TYPES + ("application/apply-patch+yaml",)),
+        "message": "the body of the request was in an unknown format - accepted media types include: %s"
+                   % ", ".join(CONTENT_TYPES + ("application/apply-patch+yaml",)),
         "reason": "UnsupportedMediaType", "code": 415})
