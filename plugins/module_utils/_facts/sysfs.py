@@ -54,6 +54,9 @@ class Root:
             raise TopologyError("root %r is not a path" % (path,))
         self.path = os.path.abspath(path)
         self.is_host = self.path == os.sep
+        # A memo of directories already resolved inside the root (their real paths): one gather
+        # reads many files per directory. It only saves work; what a read returns does not depend on it.
+        self.resolved_dirs = {}
 
     def join(self, rel):
         """rel inside the root; '..' never climbs above it."""
@@ -64,37 +67,75 @@ class Root:
         return os.path.relpath(absolute, self.path)
 
     def read_text(self, path):
-        return read_text(path, self.path)
+        return read_text(path, self)
 
     def read_int(self, path):
-        return read_int(path, self.path)
+        return read_int(path, self)
 
     def read_cpulist(self, path):
-        return read_cpulist(path, self.path)
+        return read_cpulist(path, self)
 
     def read_cpulist_ids(self, path):
-        return read_cpulist_ids(path, self.path)
+        return read_cpulist_ids(path, self)
 
     def read_cpus(self, list_path, mask_path=None):
-        return read_cpus(list_path, mask_path, self.path)
+        return read_cpus(list_path, mask_path, self)
 
     def read_cpu_ids(self, list_path, mask_path=None):
-        return read_cpu_ids(list_path, mask_path, self.path)
+        return read_cpu_ids(list_path, mask_path, self)
 
     def list_dir(self, path):
-        return list_dir(path, self.path)
+        return list_dir(path, self)
 
     def exists(self, path):
-        return exists(path, self.path)
+        return exists(path, self)
 
     def isdir(self, path):
-        return exists(path, self.path, stat.S_ISDIR)
+        return exists(path, self, stat.S_ISDIR)
 
 
-def _inside(path, root):
-    """The real location of ``path`` (absolute, under ``root``) resolved inside ``root`` ("/" when None)."""
-    base = root or os.sep
-    return _fileio.resolve_within(base, os.path.relpath(path, base) if os.path.isabs(path) else path)
+def _relative(path, base):
+    if base == os.sep:
+        return path.lstrip(os.sep) or "."
+    if path.startswith(base + os.sep):
+        return path[len(base) + 1:]
+    return os.path.relpath(path, base)
+
+
+def _real_dir(base, dirs, rel):
+    """The real path of directory ``rel`` inside ``base``, memoised in ``dirs``; links go through `_fileio.resolve_within`."""
+    real = dirs.get(rel)
+    if real is not None:
+        return real
+    parent, name = os.path.split(rel)
+    real_parent = _real_dir(base, dirs, parent) if parent else dirs.setdefault("", os.path.realpath(base))
+    candidate = os.path.join(real_parent, name)
+    try:
+        link = stat.S_ISLNK(os.lstat(candidate).st_mode)
+    except OSError:
+        link = False  # missing (kept as named, as resolve_within does) or below a file: the caller's own lstat says which
+    real = _fileio.resolve_within(base, rel) if link else candidate
+    dirs[rel] = real
+    return real
+
+
+def _inside(path, root, follow_last=True):
+    """The real location of ``path`` (absolute, under the root) resolved inside the root.
+
+    ``root`` is a `Root`, a directory, or None for "/". A `Root` remembers the directories it has
+    resolved, so each costs one lstat; a link anywhere is resolved by `_fileio.resolve_within`, as
+    in a chroot. With ``follow_last`` false a final link is left for the caller (`read_text`
+    opens without following, and resolves only when it meets a link).
+    """
+    dirs = root.resolved_dirs if isinstance(root, Root) else None
+    base = (root.path if isinstance(root, Root) else root) or os.sep
+    rel = os.path.normpath(_relative(path, base) if os.path.isabs(path) else path)
+    if dirs is None or rel == "." or rel.split(os.sep, 1)[0] == "..":
+        return _fileio.resolve_within(base, rel, follow_last)
+    if follow_last:
+        return _real_dir(base, dirs, rel)
+    parent, name = os.path.split(rel)
+    return os.path.join(_real_dir(base, dirs, parent) if parent else dirs.setdefault("", os.path.realpath(base)), name)
 
 
 def exists(path, root=None, test=None):
@@ -120,6 +161,23 @@ def _kind(mode):
     return "not a regular file"
 
 
+def _read_bytes(path, root):
+    """The bytes of ``path`` inside ``root``: one non-following open; a link is resolved inside the root first."""
+    real = _inside(path, root, follow_last=False)
+    try:
+        return _fileio.read_regular(real, _MAX_READ)
+    except _fileio.FileIOError:
+        info = os.lstat(real)
+        if stat.S_ISLNK(info.st_mode):
+            real = _inside(path, root)
+            info = os.lstat(real)
+        if stat.S_ISDIR(info.st_mode):
+            raise IsADirectoryError(path)  # pylint: disable=raise-missing-from
+        if not stat.S_ISREG(info.st_mode):
+            raise _fileio.FileIOError("%s, not a regular file; not opened" % _kind(info.st_mode), path=path)  # pylint: disable=raise-missing-from
+        return _fileio.read_regular(real, _MAX_READ)
+
+
 def read_text(path, root=None):
     """Read a small text file: trailing NUL padding and surrounding blanks stripped.
 
@@ -127,27 +185,16 @@ def read_text(path, root=None):
     regular file, too large, not text, or holds a NUL byte before its end.
     """
     try:
-        real = _inside(path, root)
-        info = os.lstat(real)
+        data = _read_bytes(path, root)
     except FileNotFoundError:
         return None, "%s: missing" % path
+    except IsADirectoryError:
+        return None, "%s: unreadable (a directory where a file is expected)" % path
     except NotADirectoryError:
         return None, "%s: missing (a parent is not a directory)" % path
     except _fileio.FileIOError as exc:
         if str(exc).endswith("a path component is not a directory"):
             return None, "%s: missing (a parent is not a directory)" % path
-        return None, "%s: unreadable (%s)" % (path, exc)
-    except OSError as exc:
-        return None, "%s: unreadable (%s)" % (path, exc.strerror or exc)
-    if stat.S_ISDIR(info.st_mode):
-        return None, "%s: unreadable (a directory where a file is expected)" % path
-    if not stat.S_ISREG(info.st_mode):
-        return None, "%s: unreadable (%s, not a regular file; not opened)" % (path, _kind(info.st_mode))
-    try:
-        data = _fileio.read_regular(real, _MAX_READ)
-    except FileNotFoundError:
-        return None, "%s: missing" % path
-    except _fileio.FileIOError as exc:
         return None, "%s: unreadable (%s)" % (path, exc)
     except OSError as exc:
         return None, "%s: unreadable (%s)" % (path, exc.strerror or exc)
