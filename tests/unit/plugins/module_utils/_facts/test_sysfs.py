@@ -200,3 +200,18 @@ def test_root_must_be_a_path():
     with pytest.raises(_sysfs.TopologyError) as err:
         _sysfs.Root("")
     assert str(err.value) == "root '' is not a path"
+
+
+def test_directory_links_out_of_the_root_are_read_inside_it(tmp_path):
+    outside = tmp_path / "outside"
+    write(outside / "online", "0-63\n")
+    write(tmp_path / "root" / str(outside).lstrip("/") / "online", "0-1\n")
+    os.makedirs(str(tmp_path / "root" / "sys"))
+    os.symlink(str(outside), str(tmp_path / "root" / "sys" / "abs"))
+    os.symlink("../../../outside", str(tmp_path / "root" / "sys" / "up"))
+    root = _sysfs.Root(str(tmp_path / "root"))
+    assert root.read_cpulist(str(tmp_path / "root" / "sys" / "abs" / "online")) == ("0-1", None)
+    up = str(tmp_path / "root" / "sys" / "up" / "online")
+    assert root.read_cpulist(up) == (None, "%s: missing" % up)
+    assert root.list_dir(str(tmp_path / "root" / "sys" / "abs")) == (["online"], None)
+    assert root.isdir(str(tmp_path / "root" / "sys" / "abs")) is True
