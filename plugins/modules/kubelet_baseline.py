@@ -18,7 +18,26 @@ description:
     reads it back and reports whether every copy still matches the manifest. A mismatch is reported, never repaired.
   - The flags come from the running kubelet process, else from the unit's C(ExecStart) with its environment expanded
     (a kubeadm node passes them through C($KUBELET_CONFIG_ARGS)); O(kubelet_flags) overrides them.
+  - With O(state=restored) (a rollback, the kubelet stopped), every main file and drop-in that differs from the baseline
+    gets its baseline bytes back (sha256 checked, the original mode and owner), a file the baseline did not have among
+    O(remove) (the collection's own drop-in) is removed, and what is replaced or removed is backed up into O(backup_dir)
+    first. Drop-ins someone else added since are left alone. Checkpoints are not restored; the kubelet writes them anew.
 options:
+  state:
+    description:
+      - V(present) keeps the baseline once and reports on it.
+      - V(restored) puts the node's kubelet configuration back to it.
+    type: str
+    choices: [present, restored]
+    default: present
+  backup_dir:
+    description: With O(state=restored), where the files replaced or removed are backed up (created 0700).
+    type: path
+  remove:
+    description: With O(state=restored), node paths to remove unless the baseline has them (the collection's drop-in).
+    type: list
+    elements: path
+    default: []
   root:
     description: Where the node's file system is; V(/) on a node, a copy of it in tests. Paths never leave it.
     type: path
@@ -46,11 +65,11 @@ options:
     default: true
 attributes:
   check_mode:
-    description: Reports whether a baseline would be written; writes nothing.
+    description: Reports whether a baseline would be written or what a restore would change; writes nothing.
     support: full
   diff_mode:
-    description: Nothing is replaced, so there is no diff.
-    support: none
+    description: With O(state=restored), the files that differ from the baseline and how.
+    support: full
 """
 
 EXAMPLES = r"""
@@ -90,6 +109,16 @@ content:
   description: Node path to base64 bytes of every kept file, when O(return_content).
   returned: when O(return_content) and a baseline exists
   type: dict
+drift:
+  description: The node's main file and drop-ins that differ from the baseline, each with how.
+  returned: when a baseline exists
+  type: list
+  elements: dict
+restored:
+  description: With O(state=restored), each file put back or removed (C(path), C(action), C(backup)).
+  returned: with O(state=restored)
+  type: list
+  elements: dict
 """
 
 import base64
@@ -150,9 +179,33 @@ def run(module):
         result.update(intact=True, problems=[])
     else:
         result.update(baseline_store.verify(root, store))
+        result["drift"] = [{"path": path, "differs": why} for path, why in baseline_store.drift(root, store)]
         if params["return_content"]:
             result["content"] = _content(root, store, manifest)
+    if params["state"] == "restored":
+        _restore(module, result, store)
     module.exit_json(**result)
+
+
+def _restore(module, result, store):
+    params = module.params
+    if result["created"] or not result["manifest"]["files"]:
+        raise _errors.NumaGateError("there was no baseline at %s to restore from: nothing was restored" % store)
+    if not params["backup_dir"]:
+        raise _errors.NumaGateError("backup_dir is required with state=restored: a file is never replaced without a backup")
+    pending = [entry["path"] for entry in result["drift"]]
+    pending += [path for path in params["remove"] if os.path.lexists(_fileio.resolve_within(params["root"], path, follow_last=False))
+                and path not in {entry["path"] for entry in result["manifest"]["files"] if not entry.get("absent")}]
+    result["changed"] = bool(pending)
+    if module._diff and pending:  # pylint: disable=protected-access
+        result["diff"] = {"before": "".join("%s\n" % path for path in pending), "after": "",
+                          "before_header": "differs from the baseline", "after_header": "restored"}
+    if module.check_mode:
+        result["restored"] = [{"path": path, "action": "would restore", "backup": None} for path in pending]
+        return
+    done = baseline_store.restore(params["root"], store, params["backup_dir"], remove=params["remove"])
+    result["restored"] = [{"path": path, "action": action, "backup": saved} for path, action, saved in done]
+    result["drift"] = [{"path": path, "differs": why} for path, why in baseline_store.drift(params["root"], store)]
 
 
 def main():
@@ -164,6 +217,9 @@ def main():
             kubelet_flags=dict(type="dict"),
             kubelet_root_dir=dict(type="path", default="/var/lib/kubelet"),
             return_content=dict(type="bool", default=True),
+            state=dict(type="str", choices=["present", "restored"], default="present"),
+            backup_dir=dict(type="path"),
+            remove=dict(type="list", elements="path", default=[]),
         ),
         supports_check_mode=True,
     )

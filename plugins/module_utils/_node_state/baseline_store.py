@@ -3,7 +3,8 @@
 """The node's baseline: its kubelet files as they were on first contact, kept once, never rewritten.
 
 Public: `MANIFEST`, `SCHEMA_VERSION`, `record(root, store, files, facts)`, `load(root, store)`,
-`verify(root, store)`, `original_bytes(root, store, path)`.
+`verify(root, store)`, `original_bytes(root, store, path)`, `drift(root, store, roles)`,
+`restore(root, store, backup_dir, roles, remove)`.
 
 ``<store>/manifest.json`` lists every file (its node path, role, sha256, size, mode and owner, or
 ``absent: true`` when it did not exist) and the facts of that moment (the kubelet version and the
@@ -23,7 +24,7 @@ import shutil
 import stat
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _fileio
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_state import atomic
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_state import atomic, backups
 
 MANIFEST = "manifest.json"
 SCHEMA_VERSION = 1
@@ -154,3 +155,62 @@ def original_bytes(root, store, path):
             raise atomic.NodeStateError("the baseline copy of %s no longer matches its sha256 %s; not used" % (path, entry["sha256"]))
         return data
     raise atomic.NodeStateError("the baseline at %s has no record of %s" % (store, path))
+
+
+def drift(root, store, roles=("main", "dropin")):
+    """[(node path, what differs)] between the node's files of ``roles`` and their baseline."""
+    manifest = load(root, store)
+    if manifest is None:
+        raise atomic.NodeStateError("there is no baseline at %s to compare with" % store)
+    differs = []
+    for entry in manifest["files"]:
+        if entry["role"] not in roles:
+            continue
+        now, _data = _snapshot(root, entry["path"])
+        if entry.get("absent") or now.get("absent"):
+            if entry.get("absent") != now.get("absent"):
+                differs.append((entry["path"], "absent in the baseline" if entry.get("absent") else "absent now"))
+        elif "symlink" in entry or "symlink" in now:
+            if entry.get("symlink") != now.get("symlink"):
+                differs.append((entry["path"], "a symlink in the baseline or now, not the same"))
+        elif now["sha256"] != entry["sha256"]:
+            differs.append((entry["path"], "sha256 %s now, %s in the baseline" % (now["sha256"], entry["sha256"])))
+    return differs
+
+
+def restore(root, store, backup_dir, roles=("main", "dropin"), remove=()):
+    """Put every file of ``roles`` back to its baseline bytes and remove ``remove`` unless the baseline has them.
+
+    What is replaced or removed is backed up into ``backup_dir`` (a node path) first. Returns
+    [(node path, "restored" | "removed", backup path)]. A baseline symlink is not recreated here
+    (reported); a copy that no longer matches its sha256 is never written back.
+    """
+    manifest = load(root, store)
+    if manifest is None:
+        raise atomic.NodeStateError("there is no baseline at %s to restore from" % store)
+    verdict = verify(root, store)
+    if not verdict["intact"]:
+        raise atomic.NodeStateError("the baseline at %s does not match its manifest (%s); nothing was restored"
+                                    % (store, "; ".join(verdict["problems"])))
+    backup_real = _fileio.resolve_within(root, backup_dir)
+    recorded = {entry["path"]: entry for entry in manifest["files"]}
+    done = []
+    for path, _why in drift(root, store, roles):
+        entry = recorded[path]
+        real = _fileio.resolve_within(root, path, follow_last=False)
+        if entry.get("absent"):
+            done.append((path, "removed", backups.remove(real, backup_real)))
+        elif "symlink" in entry:
+            raise atomic.NodeStateError("%s was a symlink (to %s) in the baseline; restore it by hand" % (path, entry["symlink"]))
+        else:
+            data = original_bytes(root, store, path)
+            saved = backups.backup(real, backup_real) if os.path.lexists(real) else None
+            atomic.write_atomic(real, data, mode=int(entry["mode"], 8), owner=(entry["uid"], entry["gid"]))
+            done.append((path, "restored", saved))
+    for path in remove:
+        if path in recorded and not recorded[path].get("absent"):
+            continue
+        real = _fileio.resolve_within(root, path, follow_last=False)
+        if os.path.lexists(real):
+            done.append((path, "removed", backups.remove(real, backup_real)))
+    return done

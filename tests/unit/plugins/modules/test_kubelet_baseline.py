@@ -1,6 +1,7 @@
 """kubelet_baseline and transition_journal, in-process, against a tmp_path root."""
 
 import base64
+import os
 import hashlib
 import json
 
@@ -120,3 +121,40 @@ def test_garbage_journal_is_a_clear_error(capsys, root):
     result = run(capsys, transition_journal, root=str(root), action="read", transition="t1")
     assert result["msg"] == "line 1 of journal %s is not a journal entry: 'garbage'; nothing was changed" % (
         root / "var/lib/numa-gate/transitions/t1/journal.jsonl")
+
+
+def test_rollback_restores_the_baseline_bytes_and_removes_our_dropin(capsys, root):
+    run(capsys, kubelet_baseline, root=str(root), kubelet_flags=FLAGS)
+    main = root / "var/lib/kubelet/config.yaml"
+    os.chmod(main, 0o640)
+    main.write_bytes(MAIN + b"cpuManagerPolicy: static\n")
+    ours = root / "etc/kubernetes/kubelet.conf.d/50-numa-gate.conf"
+    ours.write_bytes(b"kind: KubeletConfiguration\ncpuManagerPolicy: static\n")
+    theirs = root / "etc/kubernetes/kubelet.conf.d/60-theirs.conf"
+    theirs.write_bytes(b"kind: KubeletConfiguration\n")
+    args = dict(root=str(root), kubelet_flags=FLAGS, state="restored", backup_dir="/var/lib/numa-gate/transitions/t1/backups",
+                remove=["/etc/kubernetes/kubelet.conf.d/50-numa-gate.conf"], return_content=False)
+    check = run(capsys, kubelet_baseline, _ansible_check_mode=True, _ansible_diff=True, **args)
+    assert check["changed"] is True and main.read_bytes() != MAIN and ours.exists()
+    assert check["diff"]["before"] == "/var/lib/kubelet/config.yaml\n/etc/kubernetes/kubelet.conf.d/50-numa-gate.conf\n"
+    result = run(capsys, kubelet_baseline, **args)
+    assert result["changed"] is True
+    assert [(r["path"], r["action"]) for r in result["restored"]] == [
+        ("/var/lib/kubelet/config.yaml", "restored"), ("/etc/kubernetes/kubelet.conf.d/50-numa-gate.conf", "removed")]
+    assert main.read_bytes() == MAIN
+    assert oct(os.stat(main).st_mode & 0o777) == "0o644"
+    assert not ours.exists() and theirs.exists()
+    saved = result["restored"][0]["backup"]
+    assert open(saved, "rb").read() == MAIN + b"cpuManagerPolicy: static\n"
+    assert result["drift"] == []
+    again = run(capsys, kubelet_baseline, **args)
+    assert again["changed"] is False and again["restored"] == []
+
+
+def test_restore_refuses_a_tampered_baseline(capsys, root):
+    run(capsys, kubelet_baseline, root=str(root), kubelet_flags=FLAGS)
+    (root / "var/lib/numa-gate/baseline/files/0").write_bytes(b"tampered\n")
+    (root / "var/lib/kubelet/config.yaml").write_bytes(b"changed\n")
+    result = run(capsys, kubelet_baseline, root=str(root), kubelet_flags=FLAGS, state="restored", backup_dir="/b")
+    assert result["failed"] is True and result["msg"].startswith("the baseline at /var/lib/numa-gate/baseline does not match its manifest")
+    assert (root / "var/lib/kubelet/config.yaml").read_bytes() == b"changed\n"
