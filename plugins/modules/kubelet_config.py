@@ -75,6 +75,17 @@ options:
     type: str
     choices: [present, absent]
     default: present
+  stale_checkpoints:
+    description:
+      - What to do when a CPU or Memory Manager checkpoint names another policy than the target configuration (the
+        kubelet would refuse to start over it).
+      - V(fail) refuses to write (the default): a restart or reboot would leave the kubelet down.
+      - V(report) only lists them in RV(stale_checkpoints), for a caller that drains the node, stops the kubelet and
+        removes them (M(gpusmith.numa_gate.kubelet_checkpoint)) before it starts the kubelet again, as the
+        C(kubelet_transition) role does.
+    type: str
+    choices: [fail, report]
+    default: fail
   backup_dir:
     description:
       - Where the byte-for-byte backups and the main file's baseline go, inside O(root).
@@ -310,8 +321,9 @@ def run(module):
     except _errors.NumaGateError as exc:
         raise _errors.NumaGateError(masker.text("%s; nothing was written" % exc), **exc.details)
     result = _result(module, change, problems, stale, masker)
-    if present and (problems or stale):
-        lines = "\n".join(["- %s" % p for p in problems] + ["- %s" % m for m in stale])
+    if present and (problems or (stale and params["stale_checkpoints"] == "fail")):
+        refused = stale if params["stale_checkpoints"] == "fail" else []
+        lines = "\n".join(["- %s" % p for p in problems] + ["- %s" % m for m in refused])
         result["changed"] = False
         raise _errors.NumaGateError(masker.text("the kubelet would refuse this configuration; nothing was written:\n%s" % lines), **result)
     if problems:
@@ -334,6 +346,7 @@ def main():
             node=dict(type="dict"),
             state=dict(type="str", choices=["present", "absent"], default="present"),
             backup_dir=dict(type="str", default="/var/lib/numa-gate/backups"),
+            stale_checkpoints=dict(type="str", choices=["fail", "report"], default="fail"),
         ),
         required_if=[("state", "present", ("settings", "node"))],
         supports_check_mode=True,

@@ -491,6 +491,15 @@ def test_stale_cpu_manager_checkpoint_refuses_and_writes_nothing(capsys, root):
     assert snapshot(root) == before
 
 
+def test_stale_checkpoints_reported_not_fatal_when_the_caller_removes_them(capsys, root):
+    state = _checkpoint(root, "cpu_manager_state", {"policyName": "none", "defaultCpuSet": "", "checksum": 1})
+    result = run(capsys, _ansible_check_mode=True, stale_checkpoints="report", **args_for(root))
+    assert result.get("failed") is not True and result["changed"] is True
+    assert result["stale_checkpoints"] == [
+        'could not restore state from checkpoint: configured policy "static" differs from state checkpoint policy "none", '
+        'please drain this node and delete the CPU manager checkpoint file "%s" before restarting Kubelet' % state]
+
+
 def test_stale_memory_manager_checkpoint_in_the_137_format_refuses(capsys, root):
     inner = {"policyName": "None", "machineState": {}, "entries": {}, "checksum": 1}
     state = _checkpoint(root, "memory_manager_state", {"data": json.dumps(inner), "dataChecksum": 2})
