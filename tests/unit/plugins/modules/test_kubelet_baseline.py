@@ -158,3 +158,26 @@ def test_restore_refuses_a_tampered_baseline(capsys, root):
     result = run(capsys, kubelet_baseline, root=str(root), kubelet_flags=FLAGS, state="restored", backup_dir="/b")
     assert result["failed"] is True and result["msg"].startswith("the baseline at /var/lib/numa-gate/baseline does not match its manifest")
     assert (root / "var/lib/kubelet/config.yaml").read_bytes() == b"changed\n"
+
+
+def test_transition_restore_puts_back_and_removes(capsys, root):
+    from ansible_collections.gpusmith.numa_gate.plugins.modules import transition_restore
+    from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_state import backups
+    state = root / "var/lib/kubelet/cpu_manager_state"
+    original = state.read_bytes()
+    saved = backups.remove(str(state), str(root / "var/lib/numa-gate/transitions/t1/backups"))
+    state.write_bytes(b'{"policyName":"static"}')
+    ours = root / "etc/kubernetes/kubelet.conf.d/50-numa-gate.conf"
+    ours.write_bytes(b"kind: KubeletConfiguration\n")
+    files = [{"path": "/var/lib/kubelet/cpu_manager_state", "backup": saved[len(str(root)):]},
+             {"path": "/etc/kubernetes/kubelet.conf.d/50-numa-gate.conf", "backup": None}]
+    args = dict(root=str(root), files=files, backup_dir="/var/lib/numa-gate/transitions/t1/restore")
+    check = run(capsys, transition_restore, _ansible_check_mode=True, **args)
+    assert [r["action"] for r in check["restored"]] == ["would restore", "would remove"] and ours.exists()
+    result = run(capsys, transition_restore, **args)
+    assert [(r["path"], r["action"]) for r in result["restored"]] == [
+        ("/var/lib/kubelet/cpu_manager_state", "restored"), ("/etc/kubernetes/kubelet.conf.d/50-numa-gate.conf", "removed")]
+    assert state.read_bytes() == original and not ours.exists()
+    assert open(result["restored"][0]["saved"], "rb").read() == b'{"policyName":"static"}'
+    again = run(capsys, transition_restore, **args)
+    assert again["changed"] is False and again["restored"] == []

@@ -1,0 +1,139 @@
+#!/usr/bin/python
+# Copyright: (c) 2026, GPU Smith
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+---
+module: transition_restore
+short_description: Put back the files a failed transition step replaced or removed
+version_added: 0.2.0
+author: GPU Smith (@gpusmith)
+description:
+  - Each O(files) entry names a node file and the byte-for-byte backup a step made of it before replacing or removing it
+    (or null when the file did not exist before the step). The file gets the backup's bytes, mode and owner back (the
+    backup's sha256 record is checked first), or is removed when it did not exist.
+  - What is there now is backed up into O(backup_dir) before it is replaced or removed, so a restore loses nothing
+    either.
+  - A file that already holds its backup's bytes (or is already absent) is left alone.
+options:
+  root:
+    description: Where the node's file system is; V(/) on a node, a copy of it in tests. Paths never leave it.
+    type: path
+    default: /
+  files:
+    description: The files to put back.
+    type: list
+    elements: dict
+    required: true
+    suboptions:
+      path:
+        description: The node path of the file.
+        type: path
+        required: true
+      backup:
+        description: The backup the step made (a node path), or null when the file did not exist before the step.
+        type: path
+  backup_dir:
+    description: Where what is there now is backed up before it is replaced or removed.
+    type: path
+    required: true
+attributes:
+  check_mode:
+    description: Reports what it would put back; changes nothing.
+    support: full
+  diff_mode:
+    description: Lists the files that would change.
+    support: full
+"""
+
+EXAMPLES = r"""
+- name: Put back the configuration and the checkpoints a failed start left
+  gpusmith.numa_gate.transition_restore:
+    files:
+      - path: /etc/kubernetes/kubelet.conf.d/50-numa-gate.conf
+        backup: null
+      - path: /var/lib/kubelet/cpu_manager_state
+        backup: /var/lib/numa-gate/transitions/20261201T090000Z/backups/var__lib__kubelet__cpu_manager_state.20261201T090102.000000Z.bak
+    backup_dir: /var/lib/numa-gate/transitions/20261201T090000Z/restore
+"""
+
+RETURN = r"""
+restored:
+  description: Each file put back (C(path), C(action) C(restored) or C(removed), C(saved) the backup of what was there).
+  returned: always
+  type: list
+  elements: dict
+"""
+
+import hashlib
+import os
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _errors, _fileio
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_state import backups
+
+_LIMIT = 16 * 1024 * 1024
+
+
+def _sha(path):
+    try:
+        return hashlib.sha256(_fileio.read_regular(path, _LIMIT)).hexdigest()
+    except (OSError, _fileio.FileIOError):
+        return None
+
+
+def _pending(root, files):
+    pending = []
+    for entry in files:
+        real = _fileio.resolve_within(root, entry["path"], follow_last=False)
+        if entry.get("backup"):
+            copy = _fileio.resolve_within(root, entry["backup"], follow_last=False)
+            record = backups.read_record(copy) or {}
+            if not os.path.lexists(real) or _sha(real) != (record.get("sha256") or _sha(copy)):
+                pending.append((entry["path"], real, copy))
+        elif os.path.lexists(real):
+            pending.append((entry["path"], real, None))
+    return pending
+
+
+def run(module):
+    params = module.params
+    pending = _pending(params["root"], params["files"])
+    result = {"changed": bool(pending), "restored": []}
+    if module._diff and pending:  # pylint: disable=protected-access
+        result["diff"] = {"before": "".join("%s\n" % path for path, _real, _copy in pending), "after": "",
+                          "before_header": "files to put back", "after_header": "put back"}
+    if module.check_mode:
+        result["restored"] = [{"path": path, "action": "would restore" if copy else "would remove", "saved": None}
+                              for path, _real, copy in pending]
+        module.exit_json(**result)
+    keep = _fileio.resolve_within(params["root"], params["backup_dir"])
+    for path, real, copy in pending:
+        saved = backups.backup(real, keep) if os.path.lexists(real) else None
+        if copy is None:
+            backups.remove(real)
+            result["restored"].append({"path": path, "action": "removed", "saved": saved})
+        else:
+            backups.restore(copy, real)
+            result["restored"].append({"path": path, "action": "restored", "saved": saved})
+    module.exit_json(**result)
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            root=dict(type="path", default="/"),
+            files=dict(type="list", elements="dict", required=True,
+                       options=dict(path=dict(type="path", required=True), backup=dict(type="path"))),
+            backup_dir=dict(type="path", required=True),
+        ),
+        supports_check_mode=True,
+    )
+    _errors.run_module(module, run, root=module.params["root"])
+
+
+if __name__ == "__main__":
+    main()
