@@ -22,11 +22,19 @@ options:
     description: Where the node's file system is; V(/) on a node, a copy of it in tests. Paths never leave it.
     type: path
     default: /
+  transition:
+    description:
+      - Put back the files that transition's C(state) and C(config) steps recorded in its journal (the first record of
+        each path: what it held before the transition). Either this or O(files).
+    type: str
+  state_dir:
+    description: The collection's state folder on the node, where O(transition)'s journal is.
+    type: path
+    default: /var/lib/numa-gate
   files:
-    description: The files to put back.
+    description: The files to put back. Either this or O(transition).
     type: list
     elements: dict
-    required: true
     suboptions:
       path:
         description: The node path of the file.
@@ -73,7 +81,7 @@ import os
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _errors, _fileio
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_state import backups
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_state import backups, journal, transitions
 
 _LIMIT = 16 * 1024 * 1024
 
@@ -101,7 +109,11 @@ def _pending(root, files):
 
 def run(module):
     params = module.params
-    pending = _pending(params["root"], params["files"])
+    files = params["files"]
+    if params["transition"]:
+        entries, _notes = journal.read(transitions.journal_path(params["root"], params["state_dir"], params["transition"]))
+        files = journal.recorded_files(entries)
+    pending = _pending(params["root"], files)
     result = {"changed": bool(pending), "restored": []}
     if module._diff and pending:  # pylint: disable=protected-access
         result["diff"] = {"before": "".join("%s\n" % path for path, _real, _copy in pending), "after": "",
@@ -126,10 +138,14 @@ def main():
     module = AnsibleModule(
         argument_spec=dict(
             root=dict(type="path", default="/"),
-            files=dict(type="list", elements="dict", required=True,
+            transition=dict(type="str"),
+            state_dir=dict(type="path", default="/var/lib/numa-gate"),
+            files=dict(type="list", elements="dict",
                        options=dict(path=dict(type="path", required=True), backup=dict(type="path"))),
             backup_dir=dict(type="path", required=True),
         ),
+        required_one_of=[("transition", "files")],
+        mutually_exclusive=[("transition", "files")],
         supports_check_mode=True,
     )
     _errors.run_module(module, run, root=module.params["root"])

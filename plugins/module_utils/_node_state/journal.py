@@ -3,7 +3,7 @@
 """A transition's journal: one line per step event, fsynced before the step goes on.
 
 Public: `JOURNAL`, `STEPS`, `append(path, step, event, outcome=None, changed=None, at=None)`,
-`read(path)`, `summary(entries)`.
+`read(path)`, `summary(entries)`, `recorded_files(entries, steps)`.
 
 ``transitions/<id>/journal.jsonl`` holds JSON lines ``{"step", "event" (started | finished),
 "at", "outcome" (ok | changed | skipped | failed), "changed"}``. Each line is appended with
@@ -101,3 +101,19 @@ def summary(entries):
     in_progress = [step for step, state in steps.items() if state.get("started") and not state.get("finished")]
     return {"steps": steps, "last_finished": last_finished, "in_progress": in_progress[-1] if in_progress else None,
             "failed": [step for step, state in steps.items() if state.get("outcome") == "failed"]}
+
+
+def recorded_files(entries, steps=("state", "config")):
+    """[{path, backup}] the finished ``steps`` recorded (``changed.files``), the first record of each path.
+
+    The first one is what the path held before the transition touched it: a resumed run that finds
+    a step already done records no new backup, and must not hide the original one.
+    """
+    seen = {}
+    for entry in entries:
+        if entry["event"] != "finished" or entry["step"] not in steps or not isinstance(entry.get("changed"), dict):
+            continue
+        for item in entry["changed"].get("files") or []:
+            if isinstance(item, dict) and isinstance(item.get("path"), str) and item["path"] not in seen:
+                seen[item["path"]] = {"path": item["path"], "backup": item.get("backup")}
+    return list(seen.values())

@@ -87,3 +87,14 @@ def test_a_journal_symlink_is_not_written_through(tmp_path):
     with pytest.raises(atomic.NodeStateError, match="is a symlink; not written through"):
         journal.append(str(tmp_path / "journal.jsonl"), "stop", "started")
     assert target.read_text() == ""
+
+
+def test_recorded_files_keep_the_first_backup_of_each_path(tmp_path):
+    path = str(tmp_path / "journal.jsonl")
+    journal.append(path, "state", "finished", outcome="changed", changed={"files": [{"path": "/c", "backup": "/b/c.1"}]})
+    journal.append(path, "config", "finished", outcome="changed", changed={"files": [{"path": "/d", "backup": None}]})
+    # A resumed run finds the config already written: its record must not hide the first one.
+    journal.append(path, "config", "finished", outcome="ok", changed={"files": [{"path": "/d", "backup": "/b/d.2"}]})
+    journal.append(path, "start", "finished", outcome="failed", changed={"files": [{"path": "/x", "backup": None}]})
+    entries, _notes = journal.read(path)
+    assert journal.recorded_files(entries) == [{"path": "/c", "backup": "/b/c.1"}, {"path": "/d", "backup": None}]
