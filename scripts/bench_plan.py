@@ -19,9 +19,10 @@ import os
 from bench_common import SHARED, timed  # noqa: E402 pylint: disable=wrong-import-position
 
 # pylint: disable=wrong-import-position
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _kubelet_validation  # noqa: E402
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _reservation  # noqa: E402
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _topology  # noqa: E402
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import gather as _gather  # noqa: E402
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import schema as _schema  # noqa: E402
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import validate as _validate  # noqa: E402
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan import plan as _plan  # noqa: E402
 
 CASES = (
     ("256ia64-64n2s2c (256 PUs, 64 NUMA nodes)", os.path.join(SHARED, "fixtures/hwloc/256ia64-64n2s2c")),
@@ -37,15 +38,15 @@ def main():
     print("| what | snapshot | runs | median ms | min ms |")
     print("|---|---|---|---|---|")
     for label, root in CASES:
-        facts = _topology.gather(root, gpu_source="sysfs")
+        facts = _gather.gather(root, gpu_source="sysfs")
         policy = {"reserved_cpus": 4, "strategy": "device-aware", "system_reserved": {"memory": "1Gi"}}
         if len(facts["numa_nodes"]) > 8:
             policy["kubelet_settings"] = {"topologyManagerPolicyOptions": {"max-allowable-numa-nodes": str(len(facts["numa_nodes"]))}}
-        plan = _reservation.reservation_plan(facts, policy)
-        node = _kubelet_validation.node_from_topology(facts)
-        median, low = timed(lambda: _reservation.reservation_plan(facts, policy), args.runs)
+        plan = _plan.reservation_plan(facts, policy)
+        node = _schema.kubelet_node(facts)
+        median, low = timed(lambda: _plan.reservation_plan(facts, policy), args.runs)
         print("| reservation_plan (includes one validation) | %s | %d | %.2f | %.2f |" % (label, args.runs, median, low))
-        median, low = timed(lambda: _kubelet_validation.validate(plan["kubelet_settings"], node), args.runs)
+        median, low = timed(lambda: _validate.validate(plan["kubelet_settings"], node), args.runs)
         print("| validate the planned settings | %s | %d | %.2f | %.2f |" % (label, args.runs, median, low))
 
 

@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Time the topology gather, and the tools it replaces, on this machine.
 
-1. The pure gather (``_topology.gather``, gpu_source=sysfs) on the 256-PU
+1. The pure gather (``_facts.gather.gather``, gpu_source=sysfs) on the 256-PU
    (256ia64-64n2s2c) and 128-PU (128arm-2pa2n8cluster4co) hwloc snapshots and
    on this machine's own /sys: median and minimum of N runs, in one process
    (warm page cache, as on a node where sysfs is in memory anyway).
@@ -28,7 +28,7 @@ import time
 
 from bench_common import REPO, SHARED, timed  # noqa: E402 pylint: disable=wrong-import-position
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._topology import gather  # noqa: E402 pylint: disable=wrong-import-position
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts.gather import gather  # noqa: E402 pylint: disable=wrong-import-position
 
 SNAPSHOTS = ("256ia64-64n2s2c", "128arm-2pa2n8cluster4co")
 
