@@ -1,0 +1,14 @@
+# Copyright: (c) 2026, GPU Smith
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The controller side of a node's transition: cordon, drain and verify through the Kubernetes API.
+
+- ``api``: `connect` (a kubeconfig and context), `Api` (get/patch node, pods on a node, eviction,
+  pod get/delete, DaemonSets, PodDisruptionBudgets, node proxy GET), `KubeApiError`, `HAS_KUBERNETES`.
+- ``cordon``: `set_unschedulable`, `is_unschedulable`, `read_node`.
+- ``filters``: `classify`, `Selection`, `pod_name` (kubectl's drain pod filters).
+- ``budgets``: `selects`, `budgets_for`, `describe`, `short` (PodDisruptionBudgets of a pod).
+- ``drain``: `drain`, `DrainOptions`, `DEFAULT_OPTIONS`, `DrainError`.
+- ``ready``: `verify`, `observe`, `ready_condition`, `VerifyError`.
+- ``configz``: `parse`, `compare`, `describe`, `ConfigzError`.
+- ``progress``: `say`, `seconds`, `names`, `drain_line`, `verify_line`.
+"""
