@@ -25,7 +25,8 @@ options:
   transition:
     description:
       - Put back the files that transition's C(state) and C(config) steps recorded in its journal (the first record of
-        each path: what it held before the transition). Either this or O(files).
+        each path: what it held before the transition), and any backup in its C(backups/) folder whose step was killed
+        before recording it (the oldest per path). Either this or O(files).
     type: str
   state_dir:
     description: The collection's state folder on the node, where O(transition)'s journal is.
@@ -107,12 +108,32 @@ def _pending(root, files):
     return pending
 
 
+def _kept_but_not_recorded(params, recorded):
+    """Backups in the transition's folder whose step was killed before it recorded them: the oldest per path."""
+    folder = os.path.join(transitions.folder(params["root"], params["state_dir"], params["transition"]), "backups")
+    real_root = os.path.realpath(params["root"])
+    found = {}
+    for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
+        if not name.endswith(backups.BACKUP_SUFFIX):
+            continue
+        record = backups.read_record(os.path.join(folder, name)) or {}
+        original = record.get("path")
+        if not isinstance(original, str):
+            continue
+        node_path = "/" + os.path.relpath(original, real_root) if real_root != "/" else original
+        if node_path not in recorded and node_path not in found:
+            found[node_path] = {"path": node_path, "backup": os.path.join(folder, name)[len(real_root):] if real_root != "/" else
+                                os.path.join(folder, name)}
+    return list(found.values())
+
+
 def run(module):
     params = module.params
     files = params["files"]
     if params["transition"]:
         entries, _notes = journal.read(transitions.journal_path(params["root"], params["state_dir"], params["transition"]))
         files = journal.recorded_files(entries)
+        files += _kept_but_not_recorded(params, {entry["path"] for entry in files})
     pending = _pending(params["root"], files)
     result = {"changed": bool(pending), "restored": []}
     if module._diff and pending:  # pylint: disable=protected-access

@@ -104,14 +104,17 @@ def summary(entries):
 
 
 def recorded_files(entries, steps=("state", "config")):
-    """[{path, backup}] the finished ``steps`` recorded (``changed.files``), the first record of each path.
+    """[{path, backup}] that ``steps`` recorded (``changed.files``), the first record of each path.
+
+    A step records, when it starts, the files it is about to create (``backup: null``), and when it
+    finishes, the backups it made.
 
     The first one is what the path held before the transition touched it: a resumed run that finds
     a step already done records no new backup, and must not hide the original one.
     """
     seen = {}
     for entry in entries:
-        if entry["event"] != "finished" or entry["step"] not in steps or not isinstance(entry.get("changed"), dict):
+        if entry["step"] not in steps or not isinstance(entry.get("changed"), dict):
             continue
         for item in entry["changed"].get("files") or []:
             if isinstance(item, dict) and isinstance(item.get("path"), str) and item["path"] not in seen:
