@@ -35,11 +35,12 @@ REQUEST_TIMEOUT = 30
 
 class KubeApiError(NumaGateError):
     """An API request that failed: ``code`` (HTTP status, 0 when the server was not reached),
-    ``reason`` and ``causes`` from the API's Status body."""
+    ``reason`` and ``causes`` from the API's Status body, ``answer`` (its message, or the body that was not a Status)."""
 
-    def __init__(self, message, code=0, reason="", causes=None, **details):
+    def __init__(self, message, code=0, reason="", causes=None, answer=None, **details):
         super().__init__(message, **details)
         self.code = code
+        self.answer = message if answer is None else answer
         self.reason = reason
         self.causes = list(causes or [])
 
@@ -170,7 +171,7 @@ def _error(method, path, code, text):
     except ValueError:
         status = None
     if not isinstance(status, dict) or status.get("kind") != "Status":
-        return KubeApiError("%s %s: HTTP %d: %s" % (method, path, code, text.strip()[:300]), code=code)
+        return KubeApiError("%s %s: HTTP %d: %s" % (method, path, code, text.strip()[:300]), code=code, answer=text.strip()[:300])
     causes = (status.get("details") or {}).get("causes") or []
     return KubeApiError(status.get("message") or "%s %s: HTTP %d" % (method, path, code), code=code,
                         reason=status.get("reason") or "", causes=causes)

@@ -40,7 +40,7 @@ def observe(api, name):
     try:
         answer = api.node_proxy_get(name, "healthz").strip()
     except kube_api.KubeApiError as exc:
-        answer = "HTTP %d: %s" % (exc.code, exc) if exc.code else str(exc)
+        answer = " ".join(("HTTP %d: %s" % (exc.code, exc.answer) if exc.code else str(exc)).split())
     return {"ready": condition, "healthz": answer}
 
 
