@@ -15,7 +15,7 @@ export NUMA_GATE_SHARED := $(SHARED)
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
-.PHONY: plan facts test unit sanity units lint integration molecule bench clean venv
+.PHONY: plan facts test unit sanity units lint integration molecule bench bench-fleet clean venv
 
 venv: $(VENV)/.installed $(COLLECTION_LINK)
 
@@ -64,6 +64,10 @@ molecule: venv
 bench: venv
 	$(BIN)/python scripts/bench_topology.py
 	$(BIN)/python scripts/bench_plan.py
+
+# plan.yml over 1, 10 and 40 snapshot nodes (scripts/fleet_inventory.py): wall time and CPU-seconds.
+bench-fleet: venv
+	$(BIN)/python scripts/bench_fleet.py --sizes 1,10,40 --forks 10
 
 # Always refreshed: a stale copy would test old code.
 .PHONY: $(SANITY_TREE)
