@@ -148,8 +148,7 @@ def _unit(module):
         return {"service": params["kubelet_service"], "argv": [], "flags": flags, "source": "given", "active": None}, None
     runner = ModuleRunner(module)
     found = unit.read_unit(runner, params["kubelet_service"], _read_live)
-    binary = found["argv"][0] if found["argv"] else None
-    return found, unit.kubelet_version(runner, binary)
+    return found, unit.kubelet_version(runner, unit.program(found["argv"]))
 
 
 def _content(root, store, manifest):

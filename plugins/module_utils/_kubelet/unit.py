@@ -3,7 +3,7 @@
 """How the kubelet is started on a node: its command line, its ``--config`` and ``--config-dir``, its version.
 
 Public: `flags_from_argv(argv)`, `expand(words, environment)`, `parse_environment_file(text)`,
-`read_unit(runner, service, read_file)`, `kubelet_version(runner, binary)`.
+`read_unit(runner, service, read_file)`, `program(argv)`, `kubelet_version(runner, command)`.
 
 A kubelet reads drop-ins only when it runs with ``--config-dir`` (cmd/kubelet/app/server.go,
 ``kubeletConfigDirFlag``), so the transition must know the flags before writing a drop-in. They
@@ -105,12 +105,25 @@ def read_unit(runner, service, read_file):
     return {"service": service, "argv": argv, "flags": flags_from_argv(argv), "source": "ExecStart", "active": active}
 
 
-def kubelet_version(runner, binary):
-    """``kubelet --version`` ("Kubernetes v1.37.0" -> "v1.37.0"), or None when it cannot run."""
-    if not binary:
+def program(argv):
+    """The argv prefix that runs the kubelet itself: its binary, or an interpreter and its script."""
+    if not argv:
+        return []
+    if re.match(r"^python[0-9.]*$", argv[0].rsplit("/", 1)[-1]) and len(argv) > 1:
+        return list(argv[:2])
+    return list(argv[:1])
+
+
+def kubelet_version(runner, command):
+    """``<kubelet> --version`` ("Kubernetes v1.37.0" -> "v1.37.0"), or None when it cannot run or say.
+
+    ``command`` is the kubelet's binary path or the argv prefix `program` gives.
+    """
+    if not command:
         return None
-    rc, out, _err = runner.run([binary, "--version"])
+    argv = [command] if isinstance(command, str) else list(command)
+    rc, out, _err = runner.run(argv + ["--version"])
     if rc != 0:
         return None
     match = re.search(r"v\d+\.\d+\.\d+\S*", out)
-    return match.group(0) if match else (out.strip() or None)
+    return match.group(0) if match else None

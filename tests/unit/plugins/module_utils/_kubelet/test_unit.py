@@ -59,3 +59,12 @@ def test_version():
     runner = RecordedRunner({("/usr/bin/kubelet", "--version"): (0, "Kubernetes v1.37.0\n", "")})
     assert unit.kubelet_version(runner, "/usr/bin/kubelet") == "v1.37.0"
     assert unit.kubelet_version(RecordedRunner({("/x", "--version"): (127, "", "not found")}), "/x") is None
+
+
+def test_version_of_a_kubelet_run_by_an_interpreter():
+    argv = ["/usr/bin/python3", "/usr/local/bin/kubelet_standin.py", "--config=/c"]
+    assert unit.program(argv) == ["/usr/bin/python3", "/usr/local/bin/kubelet_standin.py"]
+    assert unit.program(["/usr/bin/kubelet", "--config=/c"]) == ["/usr/bin/kubelet"]
+    runner = RecordedRunner({("/usr/bin/python3", "/usr/local/bin/kubelet_standin.py", "--version"): (0, "Kubernetes v1.37.0\n", "")})
+    assert unit.kubelet_version(runner, unit.program(argv)) == "v1.37.0"
+    assert unit.kubelet_version(RecordedRunner({("/usr/bin/python3", "--version"): (0, "Python 3.11.2\n", "")}), "/usr/bin/python3") is None
