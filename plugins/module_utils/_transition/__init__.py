@@ -11,4 +11,6 @@
 - ``ready``: `verify`, `observe`, `ready_condition`, `VerifyError`.
 - ``configz``: `parse`, `compare`, `describe`, `ConfigzError`.
 - ``progress``: `say`, `seconds`, `names`, `drain_line`, `verify_line`.
+- ``node``: `apply`, `options_from`, `STATES` (one node cordoned, drained or uncordoned).
+- ``outcome``: `outcome` (an error as a failed task result, in one place).
 """

@@ -61,8 +61,8 @@ def _good(seen):
 def verify(api, name, expect, timeout=180, stable_s=20, poll=2, display=None, clock=time.monotonic, sleep=time.sleep):
     """Wait for ``name`` to be Ready and healthy for ``stable_s`` s (within ``timeout`` s), then compare /configz with ``expect``.
 
-    Returns ``{"ready", "healthz", "configz", "mismatches", "ready_since", "waited_s"}``; raises
-    `VerifyError` (its details carry the same keys and ``node_state``) when it does not hold.
+    Returns ``{"ready", "healthz", "configz", "mismatches", "ready_since", "node_state", "waited_s"}``
+    (``node_state``: the Ready condition); raises `VerifyError` (its details carry the same keys) when it does not hold.
     """
     if not isinstance(expect, dict):
         raise configz.ConfigzError("expect must be a dict of KubeletConfiguration fields, not %s" % type(expect).__name__)
@@ -83,7 +83,7 @@ def verify(api, name, expect, timeout=180, stable_s=20, poll=2, display=None, cl
             raise VerifyError("verify %s: not Ready and healthy for %s in a row within %s; last seen: %s"
                               % (name, progress.seconds(stable_s), progress.seconds(timeout), _state(seen)),
                               ready=False, healthz=seen["healthz"], node_state=seen["ready"], configz={}, mismatches=[],
-                              waited_s=round(waited, 1))
+                              ready_since=None, waited_s=round(waited, 1))
         if streak is not None:
             state = "Ready for %s of %s stable window" % (progress.seconds(now - streak[0]), progress.seconds(stable_s))
         else:
@@ -93,8 +93,8 @@ def verify(api, name, expect, timeout=180, stable_s=20, poll=2, display=None, cl
     config = configz.parse(api.node_proxy_get(name, "configz"), name)
     mismatches = configz.compare(expect, config)
     result = {"ready": True, "healthz": seen["healthz"], "configz": config, "mismatches": mismatches, "ready_since": since,
-              "waited_s": round(clock() - started, 1)}
+              "node_state": seen["ready"], "waited_s": round(clock() - started, 1)}
     if mismatches:
         raise VerifyError("verify %s: Ready and healthy, but the kubelet runs with other settings than expected: %s"
-                          % (name, configz.describe(mismatches)), node_state=seen["ready"], **result)
+                          % (name, configz.describe(mismatches)), **result)
     return result

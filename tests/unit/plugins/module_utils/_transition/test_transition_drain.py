@@ -42,7 +42,7 @@ def test_drain_evicts_replicaset_pods_leaves_daemonset_and_mirror_pods_and_waits
         "evicted": ["default/web-1", "default/web-2"],
         "skipped": [{"pod": "kube-system/agent-n1", "reason": "DaemonSet-managed"},
                     {"pod": "kube-system/etcd-n1", "reason": "mirror pod (a static pod the kubelet runs from a file)"}],
-        "warnings": [], "waited_s": result["waited_s"],
+        "pod_warnings": [], "waited_s": result["waited_s"],
     }
     assert double.pod_names("n1") == ["kube-system/agent-n1", "kube-system/etcd-n1"]
     assert double.pod_names("n2") == ["default/web-3"]
@@ -164,7 +164,7 @@ def test_unmanaged_and_emptydir_pods_refuse_without_force_and_nothing_is_evicted
     forced = drain.drain(kube, "n1", FAST._replace(force=True, delete_emptydir_data=True))
     assert forced["evicted"] == ["default/lonely", "default/scratch", "default/web-1"]
     # kubectl keeps the last filter's status: the managed emptyDir pod's warning is dropped, as there.
-    assert forced["warnings"] == ["deleting Pods that declare no controller: default/lonely"]
+    assert forced["pod_warnings"] == ["deleting Pods that declare no controller: default/lonely"]
     assert forced["cordoned"] is False
     assert double.pod_names("n1") == []
 
@@ -182,7 +182,7 @@ def test_daemonset_pods_refuse_without_ignore_daemonsets_and_orphans_need_force(
     assert forced["evicted"] == ["default/ghost-n1"]
     assert forced["skipped"] == [{"pod": "default/agent-n1", "reason": "DaemonSet-managed"}]
     # As in kubectl, a later filter's "ok" replaces the orphan's warning (filters.go keeps the last status).
-    assert forced["warnings"] == []
+    assert forced["pod_warnings"] == []
     assert forced["cordoned"] is False and forced["was_unschedulable"] is True
 
 
@@ -204,7 +204,7 @@ def test_check_mode_reports_what_would_happen_and_changes_nothing(double, kube):
         "changed": True, "was_unschedulable": False, "cordoned": True, "evicted": ["default/web-1", "default/web-2"],
         "skipped": [{"pod": "kube-system/agent-n1", "reason": "DaemonSet-managed"},
                     {"pod": "kube-system/etcd-n1", "reason": "mirror pod (a static pod the kubelet runs from a file)"}],
-        "warnings": [], "waited_s": 0.0}
+        "pod_warnings": [], "waited_s": 0.0}
     assert writes(double) == []
     assert lines == []
     assert double.node("n1")["spec"] == {}

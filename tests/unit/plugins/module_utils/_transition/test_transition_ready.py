@@ -32,7 +32,9 @@ def test_verify_passes_after_the_stable_window_on_a_matching_configz(double, kub
     since = node_with_kubelet(double, kubelet)
     lines = []
     result = run(kube, clock, lines, timeout=180, stable_s=20, poll=2)
-    assert result == {"ready": True, "healthz": "ok", "configz": CONFIGZ, "mismatches": [], "ready_since": since, "waited_s": 20.0}
+    assert result == {"ready": True, "healthz": "ok", "configz": CONFIGZ, "mismatches": [], "ready_since": since, "waited_s": 20.0,
+                      "node_state": {"type": "Ready", "status": "True", "lastHeartbeatTime": since, "lastTransitionTime": since,
+                                     "reason": "KubeletReady", "message": "kubelet is posting ready status"}}
     assert lines == ["verify n1: Ready for %ds of 20s stable window, %ds of 180s" % (t, t) for t in range(0, 20, 2)]
     assert kubelet.state["seen"] == ["/healthz"] * 11 + ["/configz"]
 

@@ -1,0 +1,55 @@
+# Copyright: (c) 2026, GPU Smith
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The kube_node action: cordon, drain or uncordon a node through the Kubernetes API, from the controller.
+
+The logic is in module_utils/_transition (node, drain, cordon); this adapts it to a task:
+arguments, check mode, progress lines through Ansible's display while the drain waits, and one
+place (`outcome`) that turns an error into a failed result.
+"""
+
+from __future__ import annotations
+
+from ansible.plugins.action import ActionBase
+from ansible.utils.display import Display
+
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import api as kube_api
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import node as kube_node
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.outcome import outcome
+
+ARGUMENT_SPEC = {
+    "kubeconfig": {"type": "path"},
+    "context": {"type": "str"},
+    "node": {"type": "str", "required": True},
+    "state": {"type": "str", "required": True, "choices": list(kube_node.STATES)},
+    "timeout": {"type": "int", "default": 300},
+    "poll": {"type": "float", "default": 5},
+    "ignore_daemonsets": {"type": "bool", "default": True},
+    "delete_emptydir_data": {"type": "bool", "default": False},
+    "force": {"type": "bool", "default": False},
+    "grace_period": {"type": "int"},
+    "disable_eviction": {"type": "bool", "default": False},
+}
+
+
+class ActionModule(ActionBase):
+    """Bring one node to ``state`` (see the module's docs)."""
+
+    TRANSFERS_FILES = False
+    _requires_connection = False
+    _VALID_ARGS = frozenset(ARGUMENT_SPEC)
+
+    def run(self, tmp=None, task_vars=None):
+        result = super().run(tmp, task_vars)
+        del tmp  # unused: nothing goes to the node
+        _validation, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
+        display = Display()
+
+        def body():
+            options = kube_node.options_from(args)
+            api = kube_api.connect(args["kubeconfig"], args["context"])
+            return kube_node.apply(api, args["node"], args["state"], options, check_mode=bool(self._task.check_mode), display=display.display)
+
+        result.update(outcome(body, node=args["node"], state=args["state"]))
+        if result.get("pod_warnings"):
+            result["warnings"] = list(result.get("warnings") or []) + result["pod_warnings"]
+        return result

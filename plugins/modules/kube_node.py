@@ -1,0 +1,235 @@
+#!/usr/bin/python
+# Copyright: (c) 2026, GPU Smith
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+---
+module: kube_node
+short_description: Cordon, drain or uncordon a Kubernetes node through the API, with kubectl's semantics
+version_added: 0.2.0
+author: GPU Smith (@gpusmith)
+description:
+  - Sets one node's scheduling state through the Kubernetes API from the controller, as C(kubectl cordon),
+    C(kubectl drain) and C(kubectl uncordon) do (k8s.io/kubectl pkg/drain), without shelling out to kubectl.
+  - Runs as an action plugin on the controller, so a long drain prints a progress line at every poll while
+    it waits (pods left, seconds waited of the bound, the PodDisruptionBudgets that refuse an eviction), not
+    only at the end.
+  - O(state=drained) cordons first, then evicts every pod bound to the node with a policy/v1 Eviction, except
+    DaemonSet pods (with O(ignore_daemonsets)) and mirror pods (annotation C(kubernetes.io/config.mirror)),
+    which stay. Pods with an emptyDir volume refuse the drain unless O(delete_emptydir_data); pods without a
+    controller refuse unless O(force); finished pods (Succeeded or Failed) are evicted. When any pod refuses,
+    nothing is evicted and the task fails naming each pod and why.
+  - An eviction a PodDisruptionBudget refuses (HTTP 429) is retried every O(poll) seconds within O(timeout);
+    an evicted pod counts as gone when the API no longer has it or has a pod of that name with another UID.
+    When the bound runs out the task fails naming every pod left, each budget that refuses it (its name,
+    minAvailable or maxUnavailable, and the disruptions it allows now) or that the pod is still terminating.
+  - A failed drain leaves the node cordoned, as kubectl does; the result says whether this task cordoned it
+    (RV(cordoned)) and whether it was unschedulable before (RV(was_unschedulable)), so the caller can uncordon
+    only what it cordoned.
+  - Idempotent. A cordoned node reports no change for O(state=cordoned); a cordoned node with nothing left to
+    evict reports no change for O(state=drained); O(state=uncordoned) changes only an unschedulable node.
+requirements:
+  - The C(kubernetes) Python library on the controller.
+options:
+  kubeconfig:
+    description:
+      - The kubeconfig file on the controller. When not set, the C(kubernetes) library's default
+        (E(KUBECONFIG) or C(~/.kube/config)).
+    type: path
+  context:
+    description:
+      - The kubeconfig context to use; the file's current context when not set.
+    type: str
+  node:
+    description:
+      - The node's name in the cluster.
+    type: str
+    required: true
+  state:
+    description:
+      - V(cordoned) marks the node unschedulable; V(drained) cordons it and evicts its pods; V(uncordoned)
+        marks it schedulable again.
+    type: str
+    required: true
+    choices: [cordoned, drained, uncordoned]
+  timeout:
+    description:
+      - Seconds the whole drain may take, evictions and waiting for deletions together (kubectl's
+        C(--timeout)). V(0) waits without a bound, as kubectl's C(--timeout=0).
+    type: int
+    default: 300
+  poll:
+    description:
+      - Seconds between two tries of a refused eviction, and between two checks that evicted pods are gone;
+        a progress line is printed at each.
+    type: float
+    default: 5
+  ignore_daemonsets:
+    description:
+      - Leave DaemonSet pods on the node (kubectl's C(--ignore-daemonsets)); when V(false), a DaemonSet pod
+        refuses the drain.
+    type: bool
+    default: true
+  delete_emptydir_data:
+    description:
+      - Evict pods that use emptyDir volumes, whose data is lost (kubectl's C(--delete-emptydir-data)).
+    type: bool
+    default: false
+  force:
+    description:
+      - Evict pods that declare no controller, and pods whose DaemonSet is gone (kubectl's C(--force)); they
+        are not recreated anywhere.
+    type: bool
+    default: false
+  grace_period:
+    description:
+      - Seconds each pod gets to terminate, sent in the eviction's DeleteOptions (kubectl's C(--grace-period)).
+        Unset or negative, each pod's own C(terminationGracePeriodSeconds).
+    type: int
+  disable_eviction:
+    description:
+      - Delete pods instead of evicting them, so no PodDisruptionBudget is consulted (kubectl's
+        C(--disable-eviction)). Use with care.
+    type: bool
+    default: false
+attributes:
+  action:
+    support: full
+    details: Runs on the controller only, as an action plugin; the module file holds its documentation.
+  check_mode:
+    support: full
+    details: Sends no write request; reports whether it would cordon and which pods it would evict.
+  diff_mode:
+    support: none
+  platform:
+    platforms: posix
+seealso:
+  - module: kubernetes.core.k8s_drain
+  - module: gpusmith.numa_gate.kubelet_verify
+notes:
+  - Unlike kubernetes.core.k8s_drain (6.5.0), a PodDisruptionBudget refusal is retried within the bound,
+    deletion is awaited by UID, and the drain reports progress while it waits.
+  - "Progress lines look like C(drain node-a: 3 pods left (web-1, web-2, db-0), 25s of 300s; blocked by PDB
+    db-pdb (allows 0 disruptions))."
+"""
+
+EXAMPLES = r"""
+- name: Drain the node, waiting up to 10 minutes for PodDisruptionBudgets
+  gpusmith.numa_gate.kube_node:
+    kubeconfig: "{{ numa_gate_kubeconfig }}"
+    node: "{{ numa_gate_node_name | default(inventory_hostname) }}"
+    state: drained
+    timeout: 600
+    poll: 5
+  register: drain_result
+
+- name: Uncordon it again, only if this play cordoned it
+  gpusmith.numa_gate.kube_node:
+    kubeconfig: "{{ numa_gate_kubeconfig }}"
+    node: "{{ numa_gate_node_name | default(inventory_hostname) }}"
+    state: uncordoned
+  when: drain_result.cordoned
+"""
+
+RETURN = r"""
+node:
+  description: The node's name.
+  returned: always
+  type: str
+  sample: gpu-node-01
+state:
+  description: The state asked for.
+  returned: always
+  type: str
+  sample: drained
+was_unschedulable:
+  description: Whether the node was unschedulable (cordoned) before this task.
+  returned: when the node was read
+  type: bool
+  sample: false
+cordoned:
+  description: Whether this task cordoned the node (in check mode, whether it would). Also in a failed drain's result.
+  returned: O(state) is V(cordoned) or V(drained)
+  type: bool
+  sample: true
+uncordoned:
+  description: Whether this task uncordoned the node (in check mode, whether it would).
+  returned: O(state) is V(uncordoned)
+  type: bool
+  sample: false
+evicted:
+  description:
+    - The pods evicted, as C(namespace/name), in name order (in check mode, the pods that would be evicted).
+    - A pod already gone when its eviction was sent is not listed.
+  returned: O(state) is V(drained)
+  type: list
+  elements: str
+  sample: [default/web-1, default/web-2]
+skipped:
+  description: The pods left on the node and why (DaemonSet-managed, mirror pod).
+  returned: O(state) is V(drained)
+  type: list
+  elements: dict
+  sample: [{pod: kube-system/node-agent-x7k2p, reason: DaemonSet-managed}]
+pod_warnings:
+  description:
+    - kubectl's warnings for pods evicted under O(force), C(<warning>: ns/a, ns/b); they are shown as task warnings too.
+    - As kubectl, the emptyDir warning of a pod that has a controller is not kept (a later filter's status replaces it).
+  returned: O(state) is V(drained) and the drain ran
+  type: list
+  elements: str
+  sample: ["deleting Pods that declare no controller: default/debug"]
+waited_s:
+  description: Seconds the drain took.
+  returned: O(state) is V(drained)
+  type: float
+  sample: 12.4
+pending:
+  description: The pods still on the node when the bound ran out.
+  returned: a drain that timed out
+  type: list
+  elements: str
+  sample: [default/db-0]
+blocked:
+  description: Each pod whose eviction was still refused when the bound ran out, the API's message and the budgets that cover it.
+  returned: a drain that timed out
+  type: list
+  elements: dict
+  sample: [{pod: default/db-0, message: "Cannot evict pod as it would violate the pod's disruption budget.",
+            budgets: [{name: db-pdb, spec: {minAvailable: 1}, status: {disruptionsAllowed: 0, currentHealthy: 1,
+            desiredHealthy: 1, expectedPods: 1}}]}]
+would_evict:
+  description: The pods a refused drain would have evicted.
+  returned: a drain refused by pods it may not evict
+  type: list
+  elements: str
+  sample: [default/web-1]
+"""
+
+from ansible.module_utils.basic import AnsibleModule
+
+ARGUMENT_SPEC = {
+    "kubeconfig": {"type": "path"},
+    "context": {"type": "str"},
+    "node": {"type": "str", "required": True},
+    "state": {"type": "str", "required": True, "choices": ["cordoned", "drained", "uncordoned"]},
+    "timeout": {"type": "int", "default": 300},
+    "poll": {"type": "float", "default": 5},
+    "ignore_daemonsets": {"type": "bool", "default": True},
+    "delete_emptydir_data": {"type": "bool", "default": False},
+    "force": {"type": "bool", "default": False},
+    "grace_period": {"type": "int"},
+    "disable_eviction": {"type": "bool", "default": False},
+}
+
+
+def main():
+    """This module runs as an action plugin on the controller; run on a host, it only says so."""
+    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
+    module.fail_json(msg="gpusmith.numa_gate.kube_node runs as an action plugin on the controller; this module file only holds its documentation")
+
+
+if __name__ == "__main__":
+    main()

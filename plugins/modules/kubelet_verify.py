@@ -1,0 +1,173 @@
+#!/usr/bin/python
+# Copyright: (c) 2026, GPU Smith
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+---
+module: kubelet_verify
+short_description: Verify a node's kubelet through the Kubernetes API - Ready and healthy for a window, /configz as expected
+version_added: 0.2.0
+author: GPU Smith (@gpusmith)
+description:
+  - Waits until the node is Ready and its kubelet healthy without a break for O(stable_s) seconds, within
+    O(timeout), then reads the kubelet's C(/configz) and compares it with O(expect). Everything goes through the
+    API server from the controller (C(/api/v1/nodes/<node>/proxy/healthz) and C(/proxy/configz)); nothing runs on
+    the node.
+  - One probe proves little, because a kubelet that fails its start checks exits and systemd restarts it, and
+    C(healthz) can answer C(ok) between two restarts. So at every poll across the window the node's C(Ready)
+    condition must be C(True) with the same C(lastTransitionTime) and C(healthz) must answer C(ok); any break
+    starts the window again.
+  - Values are compared by meaning. Quantities by their number (V(1Gi) equals V(1024Mi)), C(reservedMemory) per
+    NUMA node in any order, CPU lists as sets (V(0-1) equals V(0,1)), Go durations by length (V(60s) equals
+    V(1m0s)), numbers numerically. Only the C(featureGates) given are checked; every other map must have the
+    same keys.
+  - Runs as an action plugin on the controller and prints a progress line at every poll while it waits.
+  - Fails with a message naming each setting that differs (expected, and what C(/configz) shows), or the node's
+    last state (its Ready condition and what C(healthz) answered) when it did not become Ready and stable.
+requirements:
+  - The C(kubernetes) Python library on the controller.
+options:
+  kubeconfig:
+    description:
+      - The kubeconfig file on the controller. When not set, the C(kubernetes) library's default
+        (E(KUBECONFIG) or C(~/.kube/config)).
+    type: path
+  context:
+    description:
+      - The kubeconfig context to use; the file's current context when not set.
+    type: str
+  node:
+    description:
+      - The node's name in the cluster.
+    type: str
+    required: true
+  expect:
+    description:
+      - KubeletConfiguration (v1beta1) fields C(/configz) must show, by value, for example C(cpuManagerPolicy),
+        C(memoryManagerPolicy), C(topologyManagerPolicy), C(topologyManagerScope), C(featureGates),
+        C(reservedSystemCPUs), C(reservedMemory), C(kubeReserved), C(systemReserved).
+      - Empty, only readiness and health are verified (and C(/configz) is still returned).
+    type: dict
+    default: {}
+  timeout:
+    description:
+      - Seconds to wait for the node to be Ready and stable.
+    type: int
+    default: 180
+  stable_s:
+    description:
+      - Seconds the node must stay Ready, with the same Ready transition, and healthy, before it counts as stable.
+    type: int
+    default: 20
+  poll:
+    description:
+      - Seconds between two looks; a progress line is printed at each.
+    type: float
+    default: 2
+attributes:
+  action:
+    support: full
+    details: Runs on the controller only, as an action plugin; the module file holds its documentation.
+  check_mode:
+    support: full
+    details: It only reads, so it runs the same in check mode.
+  diff_mode:
+    support: none
+  platform:
+    platforms: posix
+seealso:
+  - module: gpusmith.numa_gate.kube_node
+notes:
+  - "Progress lines look like C(verify node-a: Ready for 8s of 20s stable window, 14s of 180s)."
+  - Credentials a kubelet configuration can carry (C(staticPodURLHeader) values, C(staticPodURL) userinfo and
+    query) are masked in what it returns.
+"""
+
+EXAMPLES = r"""
+- name: Verify the kubelet runs with the planned policies and reservations
+  gpusmith.numa_gate.kubelet_verify:
+    kubeconfig: "{{ numa_gate_kubeconfig }}"
+    node: "{{ numa_gate_node_name | default(inventory_hostname) }}"
+    expect:
+      cpuManagerPolicy: static
+      memoryManagerPolicy: Static
+      topologyManagerPolicy: single-numa-node
+      topologyManagerScope: pod
+      reservedSystemCPUs: "0-1"
+      featureGates:
+        PodLevelResources: true
+        PodLevelResourceManagers: true
+      reservedMemory:
+        - numaNode: 0
+          limits: {memory: 1Gi}
+    timeout: 300
+    stable_s: 30
+"""
+
+RETURN = r"""
+node:
+  description: The node's name.
+  returned: always
+  type: str
+  sample: gpu-node-01
+ready:
+  description: Whether the node was Ready and healthy for the whole window.
+  returned: always, unless the arguments or the kubeconfig were refused
+  type: bool
+  sample: true
+healthz:
+  description: What the kubelet's C(healthz) answered last (C(ok), or the code and text).
+  returned: always, unless the arguments or the kubeconfig were refused
+  type: str
+  sample: ok
+ready_since:
+  description: The C(lastTransitionTime) of the node's Ready condition.
+  returned: when the node became Ready and stable
+  type: str
+  sample: "2026-12-01T09:14:53Z"
+node_state:
+  description: The node's Ready condition as last seen.
+  returned: always, unless the arguments or the kubeconfig were refused
+  type: dict
+  sample: {type: Ready, status: "True", reason: KubeletReady, message: kubelet is posting ready status}
+configz:
+  description: The kubelet's configuration as C(/configz) shows it (the C(kubeletconfig) object), credentials masked.
+  returned: when the node became Ready and stable
+  type: dict
+  sample: {cpuManagerPolicy: static, topologyManagerPolicy: single-numa-node}
+mismatches:
+  description: Each expected setting C(/configz) does not show; C(actual) is null when it lacks the field.
+  returned: always, unless the arguments or the kubeconfig were refused
+  type: list
+  elements: dict
+  sample: [{field: cpuManagerPolicy, expected: static, actual: none}]
+waited_s:
+  description: Seconds it waited.
+  returned: always, unless the arguments or the kubeconfig were refused
+  type: float
+  sample: 20.3
+"""
+
+from ansible.module_utils.basic import AnsibleModule
+
+ARGUMENT_SPEC = {
+    "kubeconfig": {"type": "path"},
+    "context": {"type": "str"},
+    "node": {"type": "str", "required": True},
+    "expect": {"type": "dict", "default": {}},
+    "timeout": {"type": "int", "default": 180},
+    "stable_s": {"type": "int", "default": 20},
+    "poll": {"type": "float", "default": 2},
+}
+
+
+def main():
+    """This module runs as an action plugin on the controller; run on a host, it only says so."""
+    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
+    module.fail_json(msg="gpusmith.numa_gate.kubelet_verify runs as an action plugin on the controller; this module file only holds its documentation")
+
+
+if __name__ == "__main__":
+    main()
