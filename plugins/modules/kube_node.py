@@ -167,8 +167,10 @@ evicted:
   type: list
   elements: str
   sample: [default/web-1, default/web-2]
-skipped:
-  description: The pods left on the node and why (DaemonSet-managed, mirror pod).
+skipped_pods:
+  description:
+    - The pods left on the node and why (DaemonSet-managed, mirror pod).
+    - Not named C(skipped), which Ansible reads as the task having been skipped.
   returned: O(state) is V(drained)
   type: list
   elements: dict

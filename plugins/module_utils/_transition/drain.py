@@ -62,8 +62,8 @@ def drain(api, node, options=DEFAULT_OPTIONS, check_mode=False, display=None, cl
     names = [filters.pod_name(p) for p in selection.evict]
     if selection.refusals:
         raise DrainError("drain %s refused: %s; nothing was evicted; %s" % (node, "; ".join(selection.refusals), _stays_cordoned(node, facts)),
-                         changed=bool(cordoned and not check_mode), evicted=[], skipped=selection.skipped, would_evict=names, waited_s=0.0, **facts)
-    result = dict(facts, skipped=selection.skipped, pod_warnings=selection.warnings)
+                         changed=bool(cordoned and not check_mode), evicted=[], skipped_pods=selection.skipped, would_evict=names, waited_s=0.0, **facts)
+    result = dict(facts, skipped_pods=selection.skipped, pod_warnings=selection.warnings)
     if check_mode:
         return dict(result, changed=bool(cordoned or names), evicted=names, waited_s=0.0)
     if names:
@@ -72,7 +72,7 @@ def drain(api, node, options=DEFAULT_OPTIONS, check_mode=False, display=None, cl
     try:
         run.run(selection.evict)
     except DrainError as exc:
-        exc.details.update(facts, changed=bool(cordoned or run.evicted), evicted=run.evicted, skipped=selection.skipped,
+        exc.details.update(facts, changed=bool(cordoned or run.evicted), evicted=run.evicted, skipped_pods=selection.skipped,
                            waited_s=round(clock() - started, 1))
         raise DrainError("%s; %s" % (exc, _stays_cordoned(node, facts)), **exc.details) from exc
     return dict(result, changed=bool(cordoned or run.evicted), evicted=run.evicted, waited_s=round(clock() - started, 1))

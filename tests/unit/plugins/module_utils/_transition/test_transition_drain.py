@@ -40,7 +40,7 @@ def test_drain_evicts_replicaset_pods_leaves_daemonset_and_mirror_pods_and_waits
     assert result == {
         "changed": True, "was_unschedulable": False, "cordoned": True,
         "evicted": ["default/web-1", "default/web-2"],
-        "skipped": [{"pod": "kube-system/agent-n1", "reason": "DaemonSet-managed"},
+        "skipped_pods": [{"pod": "kube-system/agent-n1", "reason": "DaemonSet-managed"},
                     {"pod": "kube-system/etcd-n1", "reason": "mirror pod (a static pod the kubelet runs from a file)"}],
         "pod_warnings": [], "waited_s": result["waited_s"],
     }
@@ -180,7 +180,7 @@ def test_daemonset_pods_refuse_without_ignore_daemonsets_and_orphans_need_force(
         "cannot delete daemonsets.apps \"ghost\" not found: default/ghost-n1; nothing was evicted; node n1 stays cordoned (this task cordoned it)")
     forced = drain.drain(kube, "n1", FAST._replace(force=True))
     assert forced["evicted"] == ["default/ghost-n1"]
-    assert forced["skipped"] == [{"pod": "default/agent-n1", "reason": "DaemonSet-managed"}]
+    assert forced["skipped_pods"] == [{"pod": "default/agent-n1", "reason": "DaemonSet-managed"}]
     # As in kubectl, a later filter's "ok" replaces the orphan's warning (filters.go keeps the last status).
     assert forced["pod_warnings"] == []
     assert forced["cordoned"] is False and forced["was_unschedulable"] is True
@@ -192,7 +192,7 @@ def test_finished_pods_are_evicted_without_force_as_kubectl_does(double, kube):
     double.add_pod("job-failed", "n1", phase="Failed", ready=False, owner_kind="DaemonSet", owner_name="agent", labels={"a": "b"})
     result = drain.drain(kube, "n1", FAST)
     assert result["evicted"] == ["default/job-done", "default/job-failed"]
-    assert result["skipped"] == []
+    assert result["skipped_pods"] == []
     assert double.pod_names("n1") == []
 
 
@@ -202,7 +202,7 @@ def test_check_mode_reports_what_would_happen_and_changes_nothing(double, kube):
     result = drain.drain(kube, "n1", FAST, check_mode=True, display=lines.append)
     assert result == {
         "changed": True, "was_unschedulable": False, "cordoned": True, "evicted": ["default/web-1", "default/web-2"],
-        "skipped": [{"pod": "kube-system/agent-n1", "reason": "DaemonSet-managed"},
+        "skipped_pods": [{"pod": "kube-system/agent-n1", "reason": "DaemonSet-managed"},
                     {"pod": "kube-system/etcd-n1", "reason": "mirror pod (a static pod the kubelet runs from a file)"}],
         "pod_warnings": [], "waited_s": 0.0}
     assert writes(double) == []

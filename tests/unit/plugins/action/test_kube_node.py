@@ -1,0 +1,156 @@
+# Copyright: (c) 2026, GPU Smith
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The kube_node action plugin: through real Ansible (progress lines while it drains, the JSON result) and in-process."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from unittest import mock
+
+import pytest
+
+from ansible.errors import AnsibleActionFail
+from ansible.playbook.task import Task
+from ansible.utils.display import Display
+
+from ansible_collections.gpusmith.numa_gate.plugins.action import kube_node as action_file
+from ansible_collections.gpusmith.numa_gate.plugins.modules import kube_node as module_file
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
+if os.path.join(REPO, "tests", "doubles") not in sys.path:
+    sys.path.insert(0, os.path.join(REPO, "tests", "doubles"))
+
+from apiserver import server  # noqa: E402 pylint: disable=wrong-import-position,import-error
+
+VENV = os.path.join(REPO, ".venv", "bin")
+
+
+@pytest.fixture(name="double")
+def fixture_double():
+    started = server.ApiServerDouble().start()
+    try:
+        yield started
+    finally:
+        started.stop()
+
+
+@pytest.fixture(name="kubeconfig")
+def fixture_kubeconfig(double, tmp_path):
+    return double.write_kubeconfig(tmp_path / "kubeconfig")
+
+
+def adhoc(module, args, tmp_path, check=False):
+    """Run ``ansible localhost -m <module> -a <args>`` with the json callback: (rc, lines printed before the JSON, the host's result)."""
+    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(REPO, "ansible.cfg"), ANSIBLE_STDOUT_CALLBACK="json", ANSIBLE_LOAD_CALLBACK_PLUGINS="1",
+               ANSIBLE_LOCAL_TEMP=str(tmp_path / "ansible-tmp"), ANSIBLE_NOCOLOR="1")
+    argv = [os.path.join(VENV, "ansible"), "localhost", "-i", "localhost,", "-c", "local", "-m", module, "-a", args,
+            "-e", "ansible_python_interpreter=%s" % os.path.join(VENV, "python")] + (["--check"] if check else [])
+    done = subprocess.run(argv, cwd=REPO, env=env, capture_output=True, text=True, timeout=120, check=False)
+    start = done.stdout.index("\n{") + 1 if not done.stdout.startswith("{") else 0
+    lines, document = done.stdout[:start].splitlines(), json.loads(done.stdout[start:])
+    return done.returncode, lines, document["plays"][0]["tasks"][0]["hosts"]["localhost"]
+
+
+def run_in_process(args, check_mode=False):
+    task = Task()
+    task.action = "gpusmith.numa_gate.kube_node"
+    task.args = args
+    task.check_mode = check_mode
+    connection = mock.MagicMock()
+    action = action_file.ActionModule(task, connection, mock.MagicMock(), mock.MagicMock(), mock.MagicMock(), None)
+    result = action.run(task_vars={})
+    assert not connection.exec_command.called
+    return result
+
+
+def test_drain_through_ansible_prints_progress_while_it_waits(double, kubeconfig, tmp_path):
+    double.add_node("n1")
+    double.add_pod("web-1", "n1", owner_kind="ReplicaSet", owner_name="web", labels={"app": "web"}, grace=2)
+    double.add_pod("agent-n1", "n1", namespace="kube-system", owner_kind="DaemonSet", owner_name="agent", labels={"app": "agent"})
+    rc, lines, result = adhoc("gpusmith.numa_gate.kube_node", "kubeconfig=%s node=n1 state=drained timeout=20 poll=1" % kubeconfig, tmp_path)
+    assert rc == 0
+    assert lines[:2] == ["drain n1: evicting 1 pod (default/web-1)", "drain n1: 1 pod left (web-1), 0s of 20s"]
+    assert "drain n1: 1 pod left (web-1), 1s of 20s" in lines
+    assert result["waited_s"] >= 2.0
+    assert {k: v for k, v in result.items() if k not in ("waited_s", "_ansible_no_log")} == {
+        "action": "gpusmith.numa_gate.kube_node", "changed": True, "node": "n1", "state": "drained",
+        "was_unschedulable": False, "cordoned": True, "evicted": ["default/web-1"],
+        "skipped_pods": [{"pod": "kube-system/agent-n1", "reason": "DaemonSet-managed"}], "pod_warnings": []}
+    assert double.pod_names("n1") == ["kube-system/agent-n1"]
+
+
+def test_a_pdb_blocked_drain_through_ansible_fails_naming_pod_and_budget(double, kubeconfig, tmp_path):
+    double.add_node("n1")
+    double.add_pod("db-0", "n1", owner_kind="ReplicaSet", owner_name="db", labels={"app": "db"})
+    double.add_pdb("db-pdb", {"app": "db"}, min_available=1)
+    rc, lines, result = adhoc("gpusmith.numa_gate.kube_node", "kubeconfig=%s node=n1 state=drained timeout=2 poll=1" % kubeconfig, tmp_path)
+    assert rc == 2
+    assert lines[:3] == ["drain n1: evicting 1 pod (default/db-0)",
+                         "drain n1: 1 pod left (db-0), 0s of 2s; blocked by PDB db-pdb (allows 0 disruptions)",
+                         "drain n1: 1 pod left (db-0), 1s of 2s; blocked by PDB db-pdb (allows 0 disruptions)"]
+    assert result["failed"] is True
+    assert result["msg"] == (
+        "drain n1: timed out after 2s (timeout 2s) with 1 pod left: default/db-0 (eviction refused: Cannot evict pod as it would violate "
+        "the pod's disruption budget; PodDisruptionBudget db-pdb (minAvailable 1, 0 disruptions allowed, 1 healthy of 1 desired)); "
+        "node n1 stays cordoned (this task cordoned it)")
+    assert (result["changed"], result["cordoned"], result["was_unschedulable"], result["evicted"], result["pending"]) == (
+        True, True, False, [], ["default/db-0"])
+    assert double.node("n1")["spec"] == {"unschedulable": True}
+
+
+def test_check_mode_in_process_changes_nothing(double, kubeconfig, monkeypatch):
+    lines = []
+    monkeypatch.setattr(Display, "display", lambda self, msg, *a, **k: lines.append(msg))
+    double.add_node("n1")
+    double.add_pod("web-1", "n1", owner_kind="ReplicaSet", owner_name="web", labels={"app": "web"})
+    result = run_in_process({"kubeconfig": kubeconfig, "node": "n1", "state": "drained"}, check_mode=True)
+    assert result["changed"] is True
+    assert (result["cordoned"], result["evicted"], result["waited_s"]) == (True, ["default/web-1"], 0.0)
+    assert [m for m, _p in double.requests if m != "GET"] == []
+    assert lines == []
+
+
+def test_cordon_and_uncordon_report_what_they_did(double, kubeconfig):
+    double.add_node("n1")
+    base = {"kubeconfig": kubeconfig, "node": "n1"}
+    assert run_in_process(dict(base, state="cordoned")) == {"changed": True, "node": "n1", "state": "cordoned", "was_unschedulable": False,
+                                                            "cordoned": True}
+    assert run_in_process(dict(base, state="cordoned"))["changed"] is False
+    drained = run_in_process(dict(base, state="drained"))
+    assert (drained["changed"], drained["cordoned"], drained["was_unschedulable"]) == (False, False, True)
+    assert run_in_process(dict(base, state="uncordoned")) == {"changed": True, "node": "n1", "state": "uncordoned", "was_unschedulable": True,
+                                                              "uncordoned": True}
+    assert run_in_process(dict(base, state="uncordoned")) == {"changed": False, "node": "n1", "state": "uncordoned", "was_unschedulable": False,
+                                                              "uncordoned": False}
+    assert [m for m, _p in double.requests if m != "GET"] == ["PATCH", "PATCH"]
+
+
+def test_refusals_and_bad_values_are_failed_results(double, kubeconfig, tmp_path):
+    double.add_node("n1")
+    double.add_pod("lonely", "n1")
+    refused = run_in_process({"kubeconfig": kubeconfig, "node": "n1", "state": "drained"})
+    assert refused["failed"] is True
+    assert refused["msg"] == ("drain n1 refused: cannot delete Pods that declare no controller (use force=true to override): default/lonely; "
+                              "nothing was evicted; node n1 stays cordoned (this task cordoned it)")
+    assert (refused["changed"], refused["cordoned"]) == (True, True)
+    bad_poll = run_in_process({"kubeconfig": kubeconfig, "node": "n1", "state": "drained", "poll": 0})
+    assert (bad_poll["failed"], bad_poll["changed"], bad_poll["msg"]) == (True, False, "poll must be more than 0 seconds, not 0.0")
+    missing = run_in_process({"kubeconfig": str(tmp_path / "none"), "node": "n1", "state": "cordoned"})
+    assert missing["msg"] == "cannot load the kubeconfig %s (context (current)): Invalid kube-config file. No configuration found." % (tmp_path / "none")
+    with pytest.raises(AnsibleActionFail) as caught:
+        run_in_process({"kubeconfig": kubeconfig, "node": "n1", "state": "gone"})
+    assert "value of state must be one of: cordoned, drained, uncordoned, got: gone" in str(caught.value)
+
+
+def test_the_module_file_documents_the_action_and_refuses_to_run_on_a_host(tmp_path):
+    assert module_file.ARGUMENT_SPEC == action_file.ARGUMENT_SPEC
+    args = tmp_path / "args.json"
+    args.write_text(json.dumps({"ANSIBLE_MODULE_ARGS": {"node": "n1", "state": "drained"}}))
+    done = subprocess.run([os.path.join(VENV, "python"), module_file.__file__, str(args)], capture_output=True, text=True, timeout=60, check=False)
+    answer = json.loads(done.stdout)
+    assert answer["failed"] is True
+    assert answer["msg"] == ("gpusmith.numa_gate.kube_node runs as an action plugin on the controller; "
+                             "this module file only holds its documentation")

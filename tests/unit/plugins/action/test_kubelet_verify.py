@@ -1,0 +1,136 @@
+# Copyright: (c) 2026, GPU Smith
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The kubelet_verify action plugin: through real Ansible (progress lines, the JSON result) and in-process."""
+
+from __future__ import annotations
+
+import http.server
+import json
+import os
+import subprocess
+import sys
+import threading
+from unittest import mock
+
+import pytest
+
+from ansible.playbook.task import Task
+
+from ansible_collections.gpusmith.numa_gate.plugins.action import kubelet_verify as action_file
+from ansible_collections.gpusmith.numa_gate.plugins.modules import kubelet_verify as module_file
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
+if os.path.join(REPO, "tests", "doubles") not in sys.path:
+    sys.path.insert(0, os.path.join(REPO, "tests", "doubles"))
+
+from apiserver import server  # noqa: E402 pylint: disable=wrong-import-position,import-error
+
+VENV = os.path.join(REPO, ".venv", "bin")
+CONFIGZ = {"kind": "KubeletConfiguration", "apiVersion": "kubelet.config.k8s.io/v1beta1", "cpuManagerPolicy": "static",
+           "topologyManagerPolicy": "single-numa-node", "reservedMemory": [{"numaNode": 0, "limits": {"memory": "1024Mi"}}],
+           "staticPodURL": "https://pods.example/list?token=s3cr3t-token-value",
+           "staticPodURLHeader": {"Authorization": ["Bearer abcdefghijklmnop"]}}
+
+
+class _Kubelet(http.server.BaseHTTPRequestHandler):
+    def log_message(self, format, *args):  # pylint: disable=redefined-builtin
+        """Quiet."""
+
+    def do_GET(self):  # pylint: disable=invalid-name
+        """/configz and /healthz."""
+        body = json.dumps({"kubeletconfig": CONFIGZ}).encode() if self.path == "/configz" else b"ok"
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+@pytest.fixture(name="double")
+def fixture_double():
+    kubelet = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Kubelet)
+    threading.Thread(target=kubelet.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    started = server.ApiServerDouble().start()
+    started.add_node("n1", kubelet_url="http://127.0.0.1:%d" % kubelet.server_address[1])
+    try:
+        yield started
+    finally:
+        started.stop()
+        kubelet.shutdown()
+        kubelet.server_close()
+
+
+@pytest.fixture(name="kubeconfig")
+def fixture_kubeconfig(double, tmp_path):
+    return double.write_kubeconfig(tmp_path / "kubeconfig")
+
+
+def run_in_process(args, check_mode=False):
+    task = Task()
+    task.action = "gpusmith.numa_gate.kubelet_verify"
+    task.args = args
+    task.check_mode = check_mode
+    connection = mock.MagicMock()
+    action = action_file.ActionModule(task, connection, mock.MagicMock(), mock.MagicMock(), mock.MagicMock(), None)
+    result = action.run(task_vars={})
+    assert not connection.exec_command.called
+    return result
+
+
+def test_verify_through_ansible_prints_progress_and_returns_configz_masked(kubeconfig, tmp_path):
+    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(REPO, "ansible.cfg"), ANSIBLE_STDOUT_CALLBACK="json", ANSIBLE_LOAD_CALLBACK_PLUGINS="1",
+               ANSIBLE_LOCAL_TEMP=str(tmp_path / "ansible-tmp"), ANSIBLE_NOCOLOR="1")
+    args = json.dumps({"kubeconfig": kubeconfig, "node": "n1", "stable_s": 2, "poll": 1, "timeout": 30,
+                       "expect": {"cpuManagerPolicy": "static", "reservedMemory": [{"numaNode": 0, "limits": {"memory": "1Gi"}}]}})
+    argv = [os.path.join(VENV, "ansible"), "localhost", "-i", "localhost,", "-c", "local", "-m", "gpusmith.numa_gate.kubelet_verify",
+            "-a", args, "-e", "ansible_python_interpreter=%s" % os.path.join(VENV, "python")]
+    done = subprocess.run(argv, cwd=REPO, env=env, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    start = done.stdout.index("\n{") + 1
+    lines = done.stdout[:start].splitlines()
+    result = json.loads(done.stdout[start:])["plays"][0]["tasks"][0]["hosts"]["localhost"]
+    assert lines == ["verify n1: Ready for 0s of 2s stable window, 0s of 30s", "verify n1: Ready for 1s of 2s stable window, 1s of 30s"]
+    assert (result["changed"], result["ready"], result["healthz"], result["mismatches"]) == (False, True, "ok", [])
+    assert result["configz"] == dict(CONFIGZ, staticPodURL="https://pods.example/list?********",
+                                     staticPodURLHeader={"Authorization": ["********"]})
+    assert "abcdefghijklmnop" not in done.stdout
+    assert "s3cr3t-token-value" not in done.stdout
+
+
+def test_mismatches_are_a_failed_result_with_credentials_masked(kubeconfig):
+    expect = {"cpuManagerPolicy": "none", "topologyManagerPolicy": "single-numa-node",
+              "staticPodURLHeader": {"Authorization": ["Bearer other-token-0123"]}}
+    result = run_in_process({"kubeconfig": kubeconfig, "node": "n1", "expect": expect, "stable_s": 0, "poll": 0.1}, check_mode=True)
+    assert result["failed"] is True
+    assert result["changed"] is False
+    assert result["msg"] == (
+        'verify n1: Ready and healthy, but the kubelet runs with other settings than expected: cpuManagerPolicy: expected "none", '
+        '/configz shows "static"; staticPodURLHeader: expected {"Authorization": ["********"]}, /configz shows {"Authorization": ["********"]}')
+    assert result["mismatches"] == [
+        {"field": "cpuManagerPolicy", "expected": "none", "actual": "static"},
+        {"field": "staticPodURLHeader", "expected": {"Authorization": ["********"]}, "actual": {"Authorization": ["********"]}}]
+    assert "abcdefghijklmnop" not in json.dumps(result)
+    assert "other-token-0123" not in json.dumps(result)
+
+
+def test_a_node_not_ready_is_a_failed_result_naming_its_state(double, kubeconfig):
+    double.set_node_ready("n1", "Unknown")
+    since = double.node("n1")["status"]["conditions"][0]["lastTransitionTime"]
+    result = run_in_process({"kubeconfig": kubeconfig, "node": "n1", "timeout": 0, "stable_s": 5})
+    assert result["failed"] is True
+    assert result["msg"] == ("verify n1: not Ready and healthy for 5s in a row within 0s; last seen: Ready=Unknown (NodeStatusUnknown: "
+                             "Kubelet stopped posting node status.) since %s, healthz ok" % since)
+    assert (result["ready"], result["node_state"]["status"]) == (False, "Unknown")
+
+
+def test_bad_values_are_failed_results(kubeconfig):
+    result = run_in_process({"kubeconfig": kubeconfig, "node": "n1", "poll": 0})
+    assert result["msg"] == "timeout and stable_s must be 0 or more seconds and poll more than 0, not 180, 20 and 0.0"
+
+
+def test_the_module_file_documents_the_action_and_refuses_to_run_on_a_host(tmp_path):
+    assert module_file.ARGUMENT_SPEC == action_file.ARGUMENT_SPEC
+    args = tmp_path / "args.json"
+    args.write_text(json.dumps({"ANSIBLE_MODULE_ARGS": {"node": "n1"}}))
+    done = subprocess.run([os.path.join(VENV, "python"), module_file.__file__, str(args)], capture_output=True, text=True, timeout=60, check=False)
+    assert json.loads(done.stdout)["msg"] == ("gpusmith.numa_gate.kubelet_verify runs as an action plugin on the controller; "
+                                              "this module file only holds its documentation")
