@@ -13,6 +13,7 @@ from __future__ import annotations
 from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._errors import NumaGateError
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import secrets
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import api as kube_api
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import ready
@@ -44,7 +45,7 @@ class ActionModule(ActionBase):
 
         def body():
             if args["timeout"] < 0 or args["stable_s"] < 0 or not args["poll"] > 0:
-                raise kube_api.NumaGateError("timeout and stable_s must be 0 or more seconds and poll more than 0, not %r, %r and %r"
+                raise NumaGateError("timeout and stable_s must be 0 or more seconds and poll more than 0, not %r, %r and %r"
                                              % (args["timeout"], args["stable_s"], args["poll"]))
             api = kube_api.connect(args["kubeconfig"], args["context"])
             return dict(ready.verify(api, args["node"], args["expect"], timeout=args["timeout"], stable_s=args["stable_s"],
