@@ -1,0 +1,18 @@
+# Copyright: (c) 2026, GPU Smith
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The verify step's evidence: where a pod's CPUs, pages and devices really are, and whether that agrees.
+
+Import the submodules explicitly; this file holds only this map.
+
+- ``nodefs``: `EvidenceError`, `read_text`, `list_dirs`, `is_dir`, `is_file` (node files through _fileio).
+- ``layout``: `pod_cgroup_candidates`, `container_of`, `is_pod_uid`, `QOS_CLASSES`, `DRIVERS` (the kubelet's cgroup names).
+- ``cgroups``: `hierarchy`, `find_pod`, `cgroup_of_pid`.  ``cpusets``: `effective_sets`, `processes`.
+- ``threads``: `thread_masks`, `parse_status`.  ``numa_maps``: `parse`, `resident`, `local_fraction`, `add`.
+- ``usage``: `read_usage`.  ``placement``: `read_pods`, `read_pids`, `process_placement` (the placement_info reading).
+- ``podresources``: the proto, its generated client and `podresources.client.read`.
+- ``allocations``: `reconcile_allocations`, `SCOPES` (PodResources by scope, never double-counted).
+- ``devices``: `map_device`, `map_container_devices` (device IDs to the oracle's GPUs and NICs).
+- ``reconcile``: `reconcile_pod`, `DEFAULT_MIN_LOCAL_FRACTION` (the findings, pure).
+- ``slack``: `average_use`, `reservation_slack`, `compare`.  ``metrics``: `parse`, `rates`, `FAMILIES`.
+- ``metrics_fetch``: `fetch_metrics` (controller side, through the API server's node proxy).
+"""
