@@ -86,7 +86,8 @@ class Api:
             data = response.read()
         except kube_exceptions.ApiException as exc:
             raise KubeApiError("%s %s: %s" % (method, path, exc.reason or exc), code=exc.status or 0) from exc
-        except Exception as exc:  # pylint: disable=broad-exception-caught - urllib3 errors: the server was not reached
+        # urllib3 raises its own errors (MaxRetryError, timeouts) when the server is not reached.
+        except Exception as exc:  # pylint: disable=broad-exception-caught
             raise KubeApiError("cannot reach the API server at %s (%s %s): %s" % (self.host, method, path, exc)) from exc
         text = data.decode("utf-8", "replace") if isinstance(data, bytes) else str(data or "")
         if not 200 <= response.status <= 299:
