@@ -1328,7 +1328,11 @@ class Kubelet(object):
             cond = {"type": "Ready", "status": "True", "reason": "KubeletReady", "message": "kubelet is posting ready status"}
         else:
             cond = {"type": "Ready", "status": "Unknown", "reason": "NodeStatusUnknown", "message": "Kubelet stopped posting node status."}
-        cond.update({"lastHeartbeatTime": now, "lastTransitionTime": now})
+        # pkg/kubelet/nodestatus/setters.go ReadyCondition: LastTransitionTime moves only when the status changes.
+        previous = getattr(self, "_ready_transition", None)
+        if previous is None or previous[0] != cond["status"]:
+            self._ready_transition = previous = (cond["status"], now)
+        cond.update({"lastHeartbeatTime": now, "lastTransitionTime": previous[1]})
         cpus, memory = len(self.machine.online), self.machine.memory
         capacity = {"cpu": str(cpus), "memory": "%dKi" % (memory // 1024), "pods": str(self.config.get("maxPods", 110))}
         allocatable = dict(capacity)
