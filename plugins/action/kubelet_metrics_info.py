@@ -1,0 +1,39 @@
+# Copyright: (c) 2026, GPU Smith
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The kubelet_metrics_info action: scrape a node's kubelet metrics from the controller, and rates against an earlier scrape."""
+
+from __future__ import annotations
+
+from ansible.plugins.action import ActionBase
+
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._errors import failure_message
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import metrics
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import metrics_fetch
+
+ARGUMENT_SPEC = {
+    "node": {"type": "str", "required": True},
+    "kubeconfig": {"type": "path"},
+    "context": {"type": "str"},
+    "previous": {"type": "dict"},
+}
+
+
+class ActionModule(ActionBase):
+    """Read ``/api/v1/nodes/<node>/proxy/metrics`` through the API server (see the module's docs)."""
+
+    TRANSFERS_FILES = False
+    _requires_connection = False
+    _VALID_ARGS = frozenset(ARGUMENT_SPEC)
+
+    def run(self, tmp=None, task_vars=None):
+        result = super().run(tmp, task_vars)
+        del tmp
+        _validation, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
+        try:
+            scrape = metrics_fetch.fetch_metrics(args["node"], args["kubeconfig"], args["context"])
+            result.update(changed=False, scrape=scrape)
+            if args["previous"]:
+                result["rates"] = metrics.rates(args["previous"], scrape)
+        except Exception as exc:  # pylint: disable=broad-exception-caught - every failure is a result, never a traceback
+            result.update(failed=True, changed=False, msg=failure_message(exc))
+        return result

@@ -1,0 +1,69 @@
+#!/usr/bin/python
+# Copyright: (c) 2026, GPU Smith
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+---
+module: kubelet_metrics_info
+short_description: Scrape a node's kubelet resource-manager metrics through the API server
+version_added: 0.2.0
+author: GPU Smith (@gpusmith)
+description:
+  - Runs on the controller (an action plugin) and reads C(/api/v1/nodes/<node>/proxy/metrics) with the C(kubernetes) Python client.
+  - Keeps C(resource_manager_allocations_total), C(resource_manager_allocation_errors_total),
+    C(resource_manager_container_assignments) and the older C(kubelet_cpu_manager_*), C(kubelet_memory_manager_*),
+    C(kubelet_topology_manager_*) families, parsed with prometheus-client's text parser.
+  - With O(previous) (an earlier result's C(scrape)), every cumulative series becomes a per-second rate; a series that went down
+    is a counter reset and its increase is its new value.
+options:
+  node:
+    description: The node's name.
+    type: str
+    required: true
+  kubeconfig:
+    description: The kubeconfig (default the client's, C($KUBECONFIG) or C(~/.kube/config)).
+    type: path
+  context:
+    description: The kubeconfig context.
+    type: str
+  previous:
+    description: An earlier C(scrape) of the same node.
+    type: dict
+attributes:
+  check_mode:
+    description: Reads only.
+    support: full
+  diff_mode:
+    description: Changes nothing.
+    support: none
+  action:
+    description: Runs on the controller.
+    support: full
+"""
+
+EXAMPLES = r"""
+- name: First scrape
+  gpusmith.numa_gate.kubelet_metrics_info:
+    node: gpu-node-1
+  register: before
+
+- name: Second scrape, with rates
+  gpusmith.numa_gate.kubelet_metrics_info:
+    node: gpu-node-1
+    previous: "{{ before.scrape }}"
+  register: after
+"""
+
+RETURN = r"""
+scrape:
+  description: C(node), C(timestamp) (controller clock, seconds) and C(samples) (C(name), C(labels), C(value), C(type)).
+  returned: success
+  type: dict
+rates:
+  description: Per series C(first), C(second), C(increase), C(reset), C(rate_per_second) (gauges only C(second)).
+  returned: when previous is given
+  type: list
+  elements: dict
+"""
