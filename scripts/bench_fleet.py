@@ -15,6 +15,7 @@ Usage: .venv/bin/python scripts/bench_fleet.py [--sizes 1,10,40] [--forks 10] [-
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import resource
@@ -35,14 +36,13 @@ def children_cpu():
     return usage.ru_utime + usage.ru_stime
 
 
-def run_once(nodes, forks, playbook, keep=False):
+def run_once(nodes, forks, playbook, python, keep=False):
     """One plan.yml run over ``nodes`` hosts: (wall s, CPU s, recap of the first host)."""
     work = tempfile.mkdtemp(prefix="numa-gate-fleet-")
     try:
         inventory = os.path.join(work, "inventory.json")
         with open(inventory, "w", encoding="utf-8") as handle:
-            import json  # pylint: disable=import-outside-toplevel
-            json.dump(fleet_inventory.inventory(nodes, work, sys.executable), handle)
+            json.dump(fleet_inventory.inventory(nodes, work, python), handle)
         env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(REPO, "ansible.cfg"))
         command = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"),
                    "-i", inventory, "-f", str(forks), os.path.join(REPO, playbook)]
@@ -72,11 +72,15 @@ def main():
     parser.add_argument("--runs", type=int, default=1, help="runs per size; the one with the least CPU is shown")
     parser.add_argument("--playbook", default="playbooks/plan.yml")
     parser.add_argument("--keep", action="store_true", help="keep the work folders (layouts, artifacts)")
+    parser.add_argument("--python", help="the nodes' Python (default: as scripts/fleet_inventory.py chooses)")
     args = parser.parse_args()
+    python = args.python or fleet_inventory.node_python()
+    print("nodes' Python: %s; ANSIBLE_PIPELINING=%s" % (python, os.environ.get("ANSIBLE_PIPELINING", "(default)")))
+    print()
     print("| nodes | forks | wall s | CPU s | CPU s per node | tasks per host |")
     print("|---|---|---|---|---|---|")
     for nodes in (int(size) for size in args.sizes.split(",")):
-        best = min((run_once(nodes, args.forks, args.playbook, args.keep) for _run in range(args.runs)), key=lambda r: r[1])
+        best = min((run_once(nodes, args.forks, args.playbook, python, args.keep) for _run in range(args.runs)), key=lambda r: r[1])
         wall, cpu, recap = best
         print("| %d | %d | %.1f | %.1f | %.2f | %s |" % (nodes, args.forks, wall, cpu, cpu / nodes, recap), flush=True)
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import subprocess
 import sys
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -45,6 +46,16 @@ SETTINGS = {
     "topologyManagerPolicy": "single-numa-node",
     "topologyManagerScope": "pod",
 }
+
+
+def node_python():
+    """The Python a node would run modules with: the system's own when it has PyYAML, else this one."""
+    system = "/usr/bin/python3"
+    if os.path.exists(system) and os.access(system, os.X_OK):
+        probe = subprocess.run([system, "-c", "import yaml"], capture_output=True, check=False)
+        if probe.returncode == 0:
+            return system
+    return sys.executable
 
 
 def snapshots(shared=SHARED):
@@ -123,14 +134,14 @@ def main(argv=None):
     parser.add_argument("--nodes", type=int, default=40)
     parser.add_argument("--work", required=True, help="folder for the layouts, artifacts and inventory")
     parser.add_argument("--output", help="inventory file (default <work>/inventory.json)")
-    parser.add_argument("--python", default=sys.executable, help="the nodes' Python (default: this one)")
+    parser.add_argument("--python", help="the nodes' Python (default: /usr/bin/python3 when it has PyYAML, as on a node; else this one)")
     args = parser.parse_args(argv)
     work = os.path.abspath(args.work)
     os.makedirs(work, exist_ok=True)
     output = args.output or os.path.join(work, "inventory.json")
     # JSON is YAML: Ansible's yaml inventory plugin reads it, and it needs no PyYAML here.
     with open(output, "w", encoding="utf-8") as handle:
-        json.dump(inventory(args.nodes, work, args.python), handle, indent=2, sort_keys=True)
+        json.dump(inventory(args.nodes, work, args.python or node_python()), handle, indent=2, sort_keys=True)
         handle.write("\n")
     print(output)
 
