@@ -12,6 +12,7 @@ import uuid
 import pytest
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import placement
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import usage
 from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._evidence.evidence_procs import Child, KubeletCgroups
 
 ONLINE = sorted(os.sched_getaffinity(0))
@@ -82,6 +83,8 @@ def test_real_cgroup_of_a_burstable_pod_cgroupfs_driver(kubelet_tree, child):
         ids = child.go()
         helper_ids = helper.go()
         tree, (pod,) = placement.read_pods("/", [uid], cgroup_root="/" + kubelet_tree.prefix, expected_nodes=[0])
+        # read after the containers' counters (the pod's own was read first, while they still ran)
+        pod_usage_after = usage.read_usage("/", tree, pod["cgroup"])
     finally:
         helper.stop()
     assert tree == {"version": 1, "cpuset": "sys/fs/cgroup/cpuset", "cpuacct": "sys/fs/cgroup/cpuacct"}
@@ -108,4 +111,5 @@ def test_real_cgroup_of_a_burstable_pod_cgroupfs_driver(kubelet_tree, child):
     assert views[wide]["local"]["total_bytes"] >= TOUCH
     assert views[narrow]["local"]["total_bytes"] >= TOUCH // 4
     # the pod's counter holds its containers' time (descendants included): never add both
-    assert pod["usage"]["usage_ns"] >= views[wide]["usage"]["usage_ns"] + views[narrow]["usage"]["usage_ns"]
+    assert pod_usage_after["usage_ns"] >= views[wide]["usage"]["usage_ns"] + views[narrow]["usage"]["usage_ns"]
+    assert pod_usage_after["monotonic_ns"] > pod["usage"]["monotonic_ns"]

@@ -1,0 +1,44 @@
+# Copyright: (c) 2026, GPU Smith
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Filters: pod_allocations, placement_findings, reservation_slack, metrics_rates (docs in plugins/filter/<name>.yml)."""
+
+from __future__ import annotations
+
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import allocations
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import metrics
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import reconcile
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import slack
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import schema
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan import locality
+from ansible_collections.gpusmith.numa_gate.plugins.plugin_utils.filters import adapt
+
+
+def pod_allocations(pods, scope, topology, allocatable_cpus=None):
+    """PodResources pods reconciled by scope (never double-counted), devices mapped through the topology's oracle."""
+    def run():
+        online = schema.kubelet_node(topology)["online_cpus"]
+        return allocations.reconcile_allocations(pods, scope, online, allocatable_cpus, locality.build(topology))
+    return adapt("pod_allocations", run)
+
+
+def placement_findings(allocation, placed, container_ids, topology, min_local_fraction=reconcile.DEFAULT_MIN_LOCAL_FRACTION):
+    """Findings for one pod: its reconciled allocation against its placement_info entry and the oracle."""
+    return adapt("placement_findings", lambda: reconcile.reconcile_pod(allocation, placed, container_ids, locality.build(topology), min_local_fraction))
+
+
+def reservation_slack(reserved_cpus, samples, topology):
+    """Slack of one reservation from pairs of usage samples, physical cores from the topology (SMT-aware)."""
+    return adapt("reservation_slack", lambda: slack.reservation_slack(reserved_cpus, [tuple(pair) for pair in samples], topology["cores"]))
+
+
+def metrics_rates(second, first):
+    """Per-second rates of the cumulative kubelet metric series between two scrapes (reset-aware)."""
+    return adapt("metrics_rates", metrics.rates, first, second)
+
+
+class FilterModule(object):
+    """The evidence filters."""
+
+    def filters(self):
+        return {"pod_allocations": pod_allocations, "placement_findings": placement_findings,
+                "reservation_slack": reservation_slack, "metrics_rates": metrics_rates}
