@@ -78,7 +78,9 @@ allocatable:
   returned: success
   type: dict
 reconciled:
-  description: C(scope), C(pods) (per pod C(pod_cpus), C(exclusive), C(shared_containers), C(shared_cpus), C(shared_pool), C(memory), C(devices), C(findings)), C(node), C(findings).
+  description:
+    - C(scope), C(pods) (per pod C(pod_cpus), C(exclusive), C(shared_containers), C(shared_cpus), C(shared_pool), C(memory), C(devices),
+      C(findings)), C(node), C(findings).
   returned: success
   type: dict
 findings:

@@ -10,7 +10,8 @@ import os
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import layout
 
-STATUS = "Name:\t{name}\nUmask:\t0022\nState:\tS (sleeping)\nTgid:\t{pid}\nPid:\t{tid}\nCpus_allowed:\tffff\nCpus_allowed_list:\t{cpus}\nMems_allowed:\t00000001\nMems_allowed_list:\t{mems}\nvoluntary_ctxt_switches:\t3\n"
+STATUS = ("Name:\t{name}\nUmask:\t0022\nState:\tS (sleeping)\nTgid:\t{pid}\nPid:\t{tid}\nCpus_allowed:\tffff\n"
+          "Cpus_allowed_list:\t{cpus}\nMems_allowed:\t00000001\nMems_allowed_list:\t{mems}\nvoluntary_ctxt_switches:\t3\n")
 
 
 def _write(path, text):
@@ -20,9 +21,12 @@ def _write(path, text):
 
 
 def node_tree(root, version, driver, qos, uid, containers):
-    """``containers``: [{"id", "prefix" (runtime cgroup name prefix or ""), "cpus", "mems", "usage_ns", "pids": {pid: {"threads": {tid: cpus}, "numa_maps": text}}}]."""
+    """``containers``: [{"id", "prefix" (runtime cgroup name prefix or ""), "cpus", "mems", "usage_ns",
+    "pids": {pid: {"threads": {tid: cpus}, "numa_maps": text}}}]."""
     relative = [r for d, q, r in layout.pod_cgroup_candidates(uid) if (d, q) == (driver, qos)][0]
-    mounts = {"cpuset": "sys/fs/cgroup", "cpuacct": "sys/fs/cgroup"} if version == 2 else {"cpuset": "sys/fs/cgroup/cpuset", "cpuacct": "sys/fs/cgroup/cpuacct"}
+    mounts = {"cpuset": "sys/fs/cgroup", "cpuacct": "sys/fs/cgroup"}
+    if version == 1:
+        mounts = {"cpuset": "sys/fs/cgroup/cpuset", "cpuacct": "sys/fs/cgroup/cpuacct"}
     if version == 2:
         _write(os.path.join(root, "sys/fs/cgroup/cgroup.controllers"), "cpuset cpu io memory pids\n")
         _write(os.path.join(root, "sys/fs/cgroup/cpuset.cpus.effective"), "0-15\n")
@@ -51,6 +55,7 @@ def node_tree(root, version, driver, qos, uid, containers):
         _write(os.path.join(cdir, "cgroup.procs"), "".join("%d\n" % pid for pid in container["pids"]))
         for pid, proc in container["pids"].items():
             for tid, cpus in proc["threads"].items():
-                _write(os.path.join(root, "proc/%d/task/%d/status" % (pid, tid)), STATUS.format(name="app", pid=pid, tid=tid, cpus=cpus, mems=container["mems"]))
+                text = STATUS.format(name="app", pid=pid, tid=tid, cpus=cpus, mems=container["mems"])
+                _write(os.path.join(root, "proc/%d/task/%d/status" % (pid, tid)), text)
             _write(os.path.join(root, "proc/%d/numa_maps" % pid), proc["numa_maps"])
     return "/" + relative

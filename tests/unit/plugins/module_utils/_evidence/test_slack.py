@@ -29,8 +29,10 @@ def test_report_example_smt_off():
     assert (candidate["reserved_physical_cores"], candidate["used_cpu_equivalents"], candidate["slack_cpu_equivalents"]) == (1, 0.4, 0.6)
     assert slack.compare(baseline, candidate) == {"baseline_slack": 1.6, "candidate_slack": 0.6, "reduction_physical_cores": 1,
                                                   "reduction_cpu_equivalents": 1, "unit": slack.UNIT}
-    assert "%.2f - %.2f = %.2f" % (baseline["reserved_cpu_equivalents"], baseline["used_cpu_equivalents"], baseline["slack_cpu_equivalents"]) == "2.00 - 0.40 = 1.60"
-    assert "%.2f - %.2f = %.2f" % (candidate["reserved_cpu_equivalents"], candidate["used_cpu_equivalents"], candidate["slack_cpu_equivalents"]) == "1.00 - 0.40 = 0.60"
+    worked = "%.2f - %.2f = %.2f"
+    keys = ("reserved_cpu_equivalents", "used_cpu_equivalents", "slack_cpu_equivalents")
+    assert worked % tuple(baseline[k] for k in keys) == "2.00 - 0.40 = 1.60"
+    assert worked % tuple(candidate[k] for k in keys) == "1.00 - 0.40 = 0.60"
 
 
 def test_report_example_smt_on_units_kept():
