@@ -36,6 +36,17 @@ def children_cpu():
     return usage.ru_utime + usage.ru_stime
 
 
+def playbook_run(inventory, forks, playbook, cwd):
+    """Run ansible-playbook once: (completed process, wall s, CPU s of its process tree)."""
+    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(REPO, "ansible.cfg"))
+    command = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"),
+               "-i", inventory, "-f", str(forks), os.path.join(REPO, playbook)]
+    before = children_cpu()
+    start = time.perf_counter()
+    done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, check=False)
+    return done, time.perf_counter() - start, children_cpu() - before
+
+
 def run_once(nodes, forks, playbook, python, keep=False):
     """One plan.yml run over ``nodes`` hosts: (wall s, CPU s, recap of the first host)."""
     work = tempfile.mkdtemp(prefix="numa-gate-fleet-")
@@ -43,18 +54,10 @@ def run_once(nodes, forks, playbook, python, keep=False):
         inventory = os.path.join(work, "inventory.json")
         with open(inventory, "w", encoding="utf-8") as handle:
             json.dump(fleet_inventory.inventory(nodes, work, python), handle)
-        env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(REPO, "ansible.cfg"))
-        command = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"),
-                   "-i", inventory, "-f", str(forks), os.path.join(REPO, playbook)]
-        before = children_cpu()
-        start = time.perf_counter()
-        done = subprocess.run(command, cwd=work, env=env, capture_output=True, text=True, check=False)
-        wall = time.perf_counter() - start
-        cpu = children_cpu() - before
+        done, wall, cpu = playbook_run(inventory, forks, playbook, work)
         recaps = RECAP.findall(done.stdout)
-        failed = done.returncode != 0 or any(int(r[4]) or int(r[3]) for r in recaps) or len(recaps) != nodes
-        if failed:
-            sys.stderr.write(done.stdout[-6000:] + done.stderr[-3000:])
+        if done.returncode != 0 or len(recaps) != nodes or any(int(r[4]) or int(r[3]) for r in recaps):
+            sys.stderr.write(done.stdout + done.stderr[-3000:])
             raise SystemExit("plan.yml failed over %d nodes (rc %d)" % (nodes, done.returncode))
         first = recaps[0]
         return wall, cpu, "ok=%s changed=%s skipped=%s" % (first[1], first[2], first[5])
