@@ -34,10 +34,15 @@ plan: venv
 facts: venv
 	$(BIN)/ansible-playbook -i inventories/demo playbooks/facts.yml
 
-test: unit units sanity lint integration molecule
+test: unit doubles units sanity lint integration molecule
 
 unit: venv
 	$(BIN)/python -m pytest -q tests/unit
+
+# The stand-ins' own tests: the API server double against the real kubectl, the Python client and
+# kubernetes.core; the kubelet stand-in against the kubelet's checksum vectors and wording.
+doubles: venv
+	$(BIN)/python -m pytest -q -p no:cacheprovider tests/doubles
 
 units: venv $(SANITY_TREE)
 	cd $(SANITY_TREE) && $(CURDIR)/$(BIN)/ansible-test units --local --python 3.11 --color no
@@ -57,9 +62,11 @@ integration: venv $(SANITY_TREE)
 	cd $(SANITY_TREE) && $(CURDIR)/$(BIN)/ansible-test integration --local --python 3.11 --color no
 
 # Real systemd nodes in rootful podman; the image is built from Debian packages, never pulled.
+# default: the roles on two nodes; transition: enable.yml, rollback.yml and the stale-checkpoint
+# refusal with the kubelet stand-in as each node's kubelet and the API double on the controller.
 molecule: venv
 	bash scripts/molecule_image.sh
-	$(BIN)/molecule test
+	$(BIN)/molecule test --all
 
 bench: venv
 	$(BIN)/python scripts/bench_topology.py

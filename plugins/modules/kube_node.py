@@ -8,7 +8,7 @@ DOCUMENTATION = r"""
 ---
 module: kube_node
 short_description: Cordon, drain or uncordon a Kubernetes node through the API, with kubectl's semantics
-version_added: 0.2.0
+version_added: 0.1.0
 author: GPU Smith (@gpusmith)
 description:
   - Sets one node's scheduling state through the Kubernetes API from the controller, as C(kubectl cordon),

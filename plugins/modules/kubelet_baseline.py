@@ -8,7 +8,7 @@ DOCUMENTATION = r"""
 ---
 module: kubelet_baseline
 short_description: Keep the node's original kubelet files once, byte for byte, before anything changes them
-version_added: 0.2.0
+version_added: 0.1.0
 author: GPU Smith (@gpusmith)
 description:
   - On first contact, copies the kubelet's main configuration, every drop-in of its C(--config-dir), the CPU and Memory

@@ -8,7 +8,7 @@ DOCUMENTATION = r"""
 ---
 module: kubelet_checkpoint
 short_description: Decide whether the kubelet's checkpoints would stop it starting, and remove them safely
-version_added: 0.2.0
+version_added: 0.1.0
 author: GPU Smith (@gpusmith)
 description:
   - Reads C(cpu_manager_state) and C(memory_manager_state) as the 1.37 kubelet does (see

@@ -8,7 +8,7 @@ DOCUMENTATION = r"""
 ---
 module: kubelet_checkpoint_info
 short_description: Read the kubelet's CPU and Memory Manager checkpoints and verify their checksums
-version_added: 0.2.0
+version_added: 0.1.0
 author: GPU Smith (@gpusmith)
 description:
   - Reads C(cpu_manager_state) (formats V1, V2, the 1.36 V3 with C(podEntries), the 1.37 V4 with C(data) and

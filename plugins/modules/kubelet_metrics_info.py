@@ -8,7 +8,7 @@ DOCUMENTATION = r"""
 ---
 module: kubelet_metrics_info
 short_description: Scrape a node's kubelet resource-manager metrics through the API server
-version_added: 0.2.0
+version_added: 0.1.0
 author: GPU Smith (@gpusmith)
 description:
   - Runs on the controller (an action plugin) and reads C(/api/v1/nodes/<node>/proxy/metrics) with the C(kubernetes) Python client.

@@ -8,7 +8,7 @@ DOCUMENTATION = r"""
 ---
 module: kubelet_verify
 short_description: Verify a node's kubelet through the Kubernetes API - Ready and healthy for a window, /configz as expected
-version_added: 0.2.0
+version_added: 0.1.0
 author: GPU Smith (@gpusmith)
 description:
   - Waits until the node is Ready and its kubelet healthy without a break for O(stable_s) seconds, within

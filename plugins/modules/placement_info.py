@@ -8,7 +8,7 @@ DOCUMENTATION = r"""
 ---
 module: placement_info
 short_description: Read where pods' or processes' CPUs, memory nodes and resident pages really are
-version_added: 0.2.0
+version_added: 0.1.0
 author: GPU Smith (@gpusmith)
 description:
   - For pods given by UID, found in the kubelet's cgroup hierarchy (cgroup v1 and v2, the cgroupfs and systemd drivers,

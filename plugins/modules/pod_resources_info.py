@@ -8,7 +8,7 @@ DOCUMENTATION = r"""
 ---
 module: pod_resources_info
 short_description: Read the kubelet's PodResources API v1 and reconcile it by Topology Manager scope
-version_added: 0.2.0
+version_added: 0.1.0
 author: GPU Smith (@gpusmith)
 description:
   - Calls C(List) (or C(Get) for the pods named) and C(GetAllocatableResources) on the kubelet's PodResources socket,

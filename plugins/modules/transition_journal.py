@@ -8,7 +8,7 @@ DOCUMENTATION = r"""
 ---
 module: transition_journal
 short_description: Open, record, read and close a node's transition journal
-version_added: 0.2.0
+version_added: 0.1.0
 author: GPU Smith (@gpusmith)
 description:
   - Each transition of a node (enable or rollback) has a folder C(<state_dir>/transitions/<id>/) with its backups and

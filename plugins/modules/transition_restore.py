@@ -8,7 +8,7 @@ DOCUMENTATION = r"""
 ---
 module: transition_restore
 short_description: Put back the files a failed transition step replaced or removed
-version_added: 0.2.0
+version_added: 0.1.0
 author: GPU Smith (@gpusmith)
 description:
   - Each O(files) entry names a node file and the byte-for-byte backup a step made of it before replacing or removing it
