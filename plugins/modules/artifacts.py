@@ -38,14 +38,16 @@ options:
 attributes:
   action:
     support: full
-    details: Runs on the controller only.
+    description: Runs on the controller only.
   check_mode:
     support: full
-    details: Reports which files would change and writes nothing.
+    description: Reports which files would change and writes nothing.
   diff_mode:
     support: full
-    details: One diff per file that changes.
+    description: One diff per file that changes.
   platform:
+    description: Runs on the controller, a POSIX host.
+    support: full
     platforms: posix
 seealso:
   - module: ansible.builtin.copy

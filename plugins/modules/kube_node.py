@@ -97,13 +97,16 @@ options:
 attributes:
   action:
     support: full
-    details: Runs on the controller only, as an action plugin; the module file holds its documentation.
+    description: Runs on the controller only, as an action plugin; the module file holds its documentation.
   check_mode:
     support: full
-    details: Sends no write request; reports whether it would cordon and which pods it would evict.
+    description: Sends no write request; reports whether it would cordon and which pods it would evict.
   diff_mode:
     support: none
+    description: Nothing to compare; no diff.
   platform:
+    description: Runs on the controller, a POSIX host.
+    support: full
     platforms: posix
 seealso:
   - module: kubernetes.core.k8s_drain
@@ -177,7 +180,7 @@ skipped_pods:
   sample: [{pod: kube-system/node-agent-x7k2p, reason: DaemonSet-managed}]
 pod_warnings:
   description:
-    - kubectl's warnings for pods evicted under O(force), C(<warning>: ns/a, ns/b); they are shown as task warnings too.
+    - "kubectl's warnings for pods evicted under O(force), C(<warning>: ns/a, ns/b); they are shown as task warnings too."
     - As kubectl, the emptyDir warning of a pod that has a controller is not kept (a later filter's status replaces it).
   returned: O(state) is V(drained) and the drain ran
   type: list

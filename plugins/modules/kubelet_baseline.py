@@ -53,7 +53,7 @@ options:
   kubelet_flags:
     description:
       - The kubelet's C(config) and C(config_dir) flags, instead of reading them from systemd (always the case when
-        O(root) is not V(/): the live unit says nothing about a copied tree).
+        O(root) is not V(/), since the live unit says nothing about a copied tree).
     type: dict
   kubelet_root_dir:
     description: The kubelet's C(--root-dir), where the checkpoint files are.

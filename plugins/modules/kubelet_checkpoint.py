@@ -13,7 +13,7 @@ author: GPU Smith (@gpusmith)
 description:
   - Reads C(cpu_manager_state) and C(memory_manager_state) as the 1.37 kubelet does (see
     M(gpusmith.numa_gate.kubelet_checkpoint_info)) and decides, with the kubelet's start checks and wording, whether
-    the kubelet would refuse to start over them under the target configuration O(config): a policy that differs,
+    the kubelet would refuse to start over them under the target configuration O(config), for a policy that differs,
     reserved CPUs missing from the default CPU set, online CPUs that changed, a Memory Manager machine state that no
     longer matches C(reservedMemory), a checksum that does not verify, a file that does not parse.
   - With O(state=absent), removes the files that would be refused (or every one, O(remove=all)) after a byte-for-byte
@@ -146,7 +146,7 @@ def run(module):
                 % (params["kubelet_service"], ", ".join(result["removed"])))
         if not module.check_mode:
             done = checkpoint_removal.remove(params["root"], reports, kinds, params["backup_dir"])
-            result["backups"] = {path: saved for path, saved in done}
+            result["backups"] = dict(done)
     module.exit_json(**result)
 
 

@@ -79,7 +79,7 @@ options:
     description:
       - What to do when a CPU or Memory Manager checkpoint names another policy than the target configuration (the
         kubelet would refuse to start over it).
-      - V(fail) refuses to write (the default): a restart or reboot would leave the kubelet down.
+      - V(fail) refuses to write (the default), because a restart or reboot would leave the kubelet down.
       - V(report) only lists them in RV(stale_checkpoints), for a caller that drains the node, stops the kubelet and
         removes them (M(gpusmith.numa_gate.kubelet_checkpoint)) before it starts the kubelet again, as the
         C(kubelet_transition) role does.

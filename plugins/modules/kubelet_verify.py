@@ -69,13 +69,16 @@ options:
 attributes:
   action:
     support: full
-    details: Runs on the controller only, as an action plugin; the module file holds its documentation.
+    description: Runs on the controller only, as an action plugin; the module file holds its documentation.
   check_mode:
     support: full
-    details: It only reads, so it runs the same in check mode.
+    description: It only reads, so it runs the same in check mode.
   diff_mode:
     support: none
+    description: Nothing to compare; no diff.
   platform:
+    description: Runs on the controller, a POSIX host.
+    support: full
     platforms: posix
 seealso:
   - module: gpusmith.numa_gate.kube_node

@@ -25,7 +25,7 @@ options:
   transition:
     description:
       - Put back the files that transition's C(state) and C(config) steps recorded in its journal (the first record of
-        each path: what it held before the transition), and any backup in its C(backups/) folder whose step was killed
+        each path, which is what it held before the transition), and any backup in its C(backups/) folder whose step was killed
         before recording it (the oldest per path). Either this or O(files).
     type: str
   state_dir:
