@@ -1,0 +1,14 @@
+# Copyright: (c) 2026, GPU Smith
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The record step: the acceptance record of a node, its verdict, and the pages people look at.
+
+Import the submodules explicitly; this file holds only this map.
+
+- ``errors``: `RecordError`.
+- ``verdict``: `decide`, `VERDICTS`, `WATCHED`, `POLICY_KEYS` (adopt / restrict / defer / revalidate with reasons, pure).
+- ``configdiff``: `diff` (the kubelet configuration against the baseline, key by key).
+- ``record``: `build`, `SCHEMA_VERSION`, `cpu_roles` (the acceptance record, JSON-ready).
+- ``escape``: `html_text`, `html_attr`, `md_text` (every value on a page goes through one of these).
+- ``svg``: `drawing`, `layout` (the node drawing: NUMA nodes, cores, CPUs by role, memory, GPUs, NICs, the canary).
+- ``markdown``: `render` (acceptance.md).  ``html``: `page`, `fleet` (acceptance.html, the fleet's index.html).
+"""

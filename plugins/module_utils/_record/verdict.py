@@ -1,0 +1,240 @@
+# Copyright: (c) 2026, GPU Smith
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The verdict of one node by the seed report's decision criteria (pure).
+
+Public: `decide`, `VERDICTS`, `WATCHED`, `POLICY_KEYS`, `EVIDENCE_KEYS`.
+
+The report's criteria:
+
+- **adopt**: the tested stack is supported, admission is predictable, collectors reconcile
+  allocations, and service objectives hold;
+- **restrict**: placement holds for the tested workload shape, but a broader pool lacks
+  equivalent evidence (no service objectives measured, or the operator keeps it to one pool);
+- **defer**: gate configurability, vendor support, locality metadata, collector behaviour or
+  rollback remains unresolved;
+- **revalidate**: repeat the contract after changes to node images, device drivers, the kubelet,
+  the device plugin, the devices themselves or the workload shape.
+
+Every criterion gives reasons, each ``{"criterion", "effect", "message"}``; the verdict is the
+strongest effect among them (defer > revalidate > restrict > adopt; ``info`` decides nothing).
+Unknown is never agreement: a missing value defers.
+
+``accepted`` is the previous record's ``verdict.accepted`` (the versions and devices under which
+the node was last adopted or restricted). When a watched value differs from it, the verdict is
+revalidate until the operator states the procedure was repeated (policy ``revalidated: true``).
+An adopt or restrict sets ``accepted`` to this run's values; any other verdict carries the
+previous one forward, so running again with the same inputs gives the same record.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.errors import RecordError
+
+VERDICTS = ("adopt", "restrict", "defer", "revalidate")
+_STRENGTH = {"info": 0, "adopt": 1, "restrict": 2, "revalidate": 3, "defer": 4}
+# Values whose change since the accepted record asks for the contract again (the report's list, plus the kubelet and kernel).
+WATCHED = ("kubelet", "kernel", "driver", "node_image", "device_plugin", "workload")
+POLICY_KEYS = ("unsupported", "supported", "restrict_to", "revalidated")
+EVIDENCE_KEYS = ("versions", "devices", "has_gpus", "oracle", "placement", "admission", "configuration", "metrics",
+                 "service_objectives", "rollback")
+ALLOCATIONS_METRIC = "resource_manager_allocations_total"
+ERRORS_METRIC = "resource_manager_allocation_errors_total"
+
+
+def _reason(criterion, effect, message):
+    return {"criterion": criterion, "effect": effect, "message": message}
+
+
+def _check_keys(value, allowed, what):
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise RecordError("%s must be a mapping, got %s" % (what, type(value).__name__))
+    unknown = sorted(set(value) - set(allowed))
+    if unknown:
+        raise RecordError("%s has unknown keys %s (known: %s)" % (what, ", ".join(unknown), ", ".join(allowed)), keys=unknown)
+    return value
+
+
+def _version_reasons(versions, has_gpus, policy):
+    found = []
+    if not versions.get("kubelet"):
+        found.append(_reason("versions", "defer", "the kubelet version is unknown: the tested stack cannot be named"))
+    if has_gpus and not versions.get("driver"):
+        found.append(_reason("versions", "defer", "the GPU driver version is unknown: the GPU path cannot be named"))
+    for index, rule in enumerate(policy.get("unsupported") or []):
+        if not isinstance(rule, dict) or not rule.get("component") or not rule.get("version"):
+            raise RecordError("policy unsupported[%d] must be a mapping with component and version (a glob), got %r" % (index, rule))
+        have = versions.get(rule["component"])
+        if have and fnmatch.fnmatchcase(str(have), str(rule["version"])):
+            found.append(_reason("support", "defer", "%s %s is marked unsupported by the operator (rule %r)%s" % (
+                rule["component"], have, rule["version"], ": %s" % rule["reason"] if rule.get("reason") else "")))
+    supported = policy.get("supported") or {}
+    if not isinstance(supported, dict):
+        raise RecordError("policy supported must map a component to a list of version globs, got %r" % (supported,))
+    for component, globs in sorted(supported.items()):
+        globs = [globs] if isinstance(globs, str) else list(globs or [])
+        have = versions.get(component)
+        if have and not any(fnmatch.fnmatchcase(str(have), str(glob)) for glob in globs):
+            found.append(_reason("support", "defer", "%s %s is not among the operator's supported versions (%s)" % (
+                component, have, ", ".join(globs) or "none")))
+    return found
+
+
+def _locality_reasons(oracle):
+    found = []
+    if oracle is None:
+        return [_reason("locality", "defer", "no locality oracle: the devices' NUMA nodes are unknown")]
+    for device in oracle.get("devices", []):
+        what = "%s %s" % (device["kind"], device.get("pci_address") or device.get("name"))
+        if device.get("pci_address") in oracle.get("unknown_locality", []):
+            found.append(_reason("locality", "defer", "locality metadata unresolved: %s has no known NUMA node (%s); unknown is not agreement"
+                                 % (what, ", ".join("%s says %s" % (o["source"], o["numa_node"]) for o in device.get("observations", [])) or "no source")))
+        for disagreement in device.get("disagreements", []):
+            found.append(_reason("locality", "defer", "locality sources disagree for %s: %s" % (what, disagreement)))
+    return found
+
+
+def _placement_reasons(placement):
+    found = []
+    for finding in placement.get("findings", []):
+        if finding.get("result") == "disagree":
+            found.append(_reason("placement", "defer", "placement %s disagrees: %s" % (finding["check"], finding["message"])))
+        elif finding.get("result") == "unknown":
+            found.append(_reason("placement", "defer", "placement %s unknown: %s" % (finding["check"], finding["message"])))
+    return found
+
+
+def _admission_reasons(admission):
+    if admission is None:
+        return []
+    found = [_reason("admission", "defer", "admission failed at the %s layer (%s): %s" % (
+        failure.get("layer") or "unknown", failure.get("reason") or "no reason", failure.get("message") or ""))
+        for failure in admission.get("failures", [])]
+    if not found and not admission.get("admitted"):
+        found.append(_reason("admission", "defer", "the canary was not admitted and no failure was recorded"))
+    return found
+
+
+def _configuration_reasons(configuration):
+    verified = (configuration or {}).get("verified")
+    if verified is True:
+        return []
+    if verified is False:
+        return [_reason("configuration", "defer", "the kubelet's running configuration does not match the plan: %s"
+                        % ((configuration or {}).get("message") or "no detail"))]
+    return [_reason("configuration", "defer", "the kubelet's running configuration (/configz) was not verified against the plan")]
+
+
+def _metric_entries(metrics):
+    if metrics is None:
+        return None
+    entries = metrics.get("samples") if isinstance(metrics, dict) else metrics
+    if not isinstance(entries, list):
+        raise RecordError("metrics must be a list of rates (metrics_rates) or {\"samples\": [...]} (kubelet_metrics_info), got %r" % (type(metrics).__name__,))
+    return entries
+
+
+def _labels(entry):
+    labels = entry.get("labels") or {}
+    return "{%s}" % ",".join('%s="%s"' % item for item in sorted(labels.items())) if labels else ""
+
+
+def _monitoring_reasons(metrics):
+    entries = _metric_entries(metrics)
+    if entries is None:
+        return [_reason("monitoring", "defer", "no kubelet metrics were collected: allocations cannot be monitored")]
+    names = set(entry.get("name") for entry in entries)
+    found = []
+    if ALLOCATIONS_METRIC not in names:
+        found.append(_reason("monitoring", "defer", "the kubelet's metrics have no %s series: allocations cannot be monitored" % ALLOCATIONS_METRIC))
+    for entry in entries:
+        if entry.get("name") != ERRORS_METRIC:
+            continue
+        rose = entry.get("increase") if "increase" in entry else entry.get("value", entry.get("second"))
+        if rose:
+            found.append(_reason("monitoring", "defer", "%s%s %s %g%s" % (
+                ERRORS_METRIC, _labels(entry), "rose by" if "increase" in entry else "is", rose,
+                " between the scrapes" if "increase" in entry else "")))
+    return found
+
+
+def _service_reasons(service):
+    held = (service or {}).get("held")
+    detail = (service or {}).get("detail")
+    if held is True:
+        return [_reason("service", "adopt", "service objectives held%s" % (": %s" % detail if detail else ""))]
+    if held is False:
+        return [_reason("service", "defer", "service objectives did not hold: %s" % (detail or "no detail"))]
+    return [_reason("service", "restrict", "the allocation canary passed, but no service objectives were measured for the workload: "
+                    "placement is evidence of an allocation, not a benchmark")]
+
+
+def _rollback_reasons(rollback):
+    rehearsed = (rollback or {}).get("rehearsed")
+    detail = (rollback or {}).get("detail")
+    if rehearsed is True:
+        return [_reason("rollback", "info", "rollback rehearsed%s" % (": %s" % detail if detail else ""))]
+    if rehearsed is False:
+        return [_reason("rollback", "defer", "the rollback rehearsal failed: %s" % (detail or "no detail"))]
+    return [_reason("rollback", "defer", "rollback has not been rehearsed on this node: recovery is unresolved")]
+
+
+def watched_values(versions, devices):
+    """The values `decide` compares with the accepted record: the watched versions and the device identities."""
+    return {"versions": {key: versions.get(key) for key in WATCHED}, "devices": sorted(devices or [])}
+
+
+def _change_reasons(current, accepted, revalidated):
+    if not accepted:
+        return []
+    found = []
+    before = accepted.get("versions") or {}
+    for key in WATCHED:
+        if before.get(key) != current["versions"].get(key):
+            found.append("%s changed from %s to %s" % (key, before.get(key) or "unknown", current["versions"].get(key) or "unknown"))
+    gone = sorted(set(accepted.get("devices") or []) - set(current["devices"]))
+    new = sorted(set(current["devices"]) - set(accepted.get("devices") or []))
+    if gone or new:
+        found.append("devices changed (%s)" % "; ".join(part for part in (
+            "gone: %s" % ", ".join(gone) if gone else "", "new: %s" % ", ".join(new) if new else "") if part))
+    if not found:
+        return []
+    since = "since the record that accepted this node (%s)" % accepted.get("verdict", "adopt")
+    if revalidated:
+        return [_reason("change", "info", "%s %s; the operator states the acceptance procedure was repeated" % ("; ".join(found), since))]
+    return [_reason("change", "revalidate", "%s %s: repeat the acceptance procedure (canary, workload, rollback) on this node"
+                    % ("; ".join(found), since))]
+
+
+def decide(evidence, policy=None, accepted=None):
+    """{"verdict", "reasons", "accepted"} for one node's evidence (keys: EVIDENCE_KEYS) and the operator's policy (POLICY_KEYS)."""
+    evidence = _check_keys(evidence, EVIDENCE_KEYS, "evidence")
+    policy = _check_keys(policy, POLICY_KEYS, "policy")
+    versions = evidence.get("versions") or {}
+    current = watched_values(versions, evidence.get("devices"))
+    reasons = _version_reasons(versions, bool(evidence.get("has_gpus")), policy)
+    reasons += _locality_reasons(evidence.get("oracle"))
+    placement = evidence.get("placement")
+    if placement is None:
+        reasons.append(_reason("evidence", "defer", "no canary evidence on this node: the record holds its topology only (run playbooks/verify.yml)"))
+    else:
+        reasons += _placement_reasons(placement)
+        reasons += _admission_reasons(evidence.get("admission"))
+        reasons += _configuration_reasons(evidence.get("configuration"))
+        reasons += _monitoring_reasons(evidence.get("metrics"))
+        reasons += _service_reasons(evidence.get("service_objectives"))
+        reasons += _rollback_reasons(evidence.get("rollback"))
+    if policy.get("restrict_to"):
+        reasons.append(_reason("scope", "restrict", "the operator restricts the feature to the pool %s" % policy["restrict_to"]))
+    reasons += _change_reasons(current, accepted, bool(policy.get("revalidated")))
+    verdict = max((r["effect"] for r in reasons), key=lambda effect: _STRENGTH[effect], default="adopt")
+    if verdict == "info":
+        verdict = "adopt"
+    if verdict == "adopt" and not any(r["effect"] == "adopt" for r in reasons):
+        reasons.append(_reason("service", "adopt", "every criterion holds"))
+    if verdict in ("adopt", "restrict"):
+        accepted = dict(current, verdict=verdict)
+    return {"verdict": verdict, "reasons": reasons, "accepted": accepted or None}

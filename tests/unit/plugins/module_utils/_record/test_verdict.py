@@ -1,0 +1,229 @@
+"""The verdict (_record/verdict.py): the report's criteria, exact reasons, from the real evidence pipeline."""
+
+import copy
+
+import pytest
+
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import allocations
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import placement
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import reconcile
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan import locality
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import verdict
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.errors import RecordError
+from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._evidence.evidence_trees import node_tree
+
+UID = "3f2a9c1e-6b7d-4e8f-9a0b-1c2d3e4f5a6b"
+MAIN = "a" * 64
+SIDE = "b" * 64
+GPU_UUID = "GPU-0b8f3d2e-1111-2222-3333-444455556666"
+IDS = {"main": "containerd://" + MAIN, "metrics": "containerd://" + SIDE}
+VERSIONS = {"kubelet": "v1.37.1", "kernel": "6.8.0-49-generic", "driver": "580.82.07", "node_image": "ubuntu-24.04-gpu-20261001"}
+METRICS = [{"name": "resource_manager_allocations_total", "labels": {"source": "pod"}, "type": "counter", "increase": 1.0},
+           {"name": "resource_manager_allocation_errors_total", "labels": {"source": "pod"}, "type": "counter", "increase": 0.0}]
+
+
+def facts():
+    """Two NUMA nodes, the GPU on node 1 (sysfs says so)."""
+    return {"schema_version": 1, "cpus": {"online": "0-15", "isolated": ""},
+            "numa_nodes": [{"id": 0, "cpus": "0-7"}, {"id": 1, "cpus": "8-15"}],
+            "gpus": [{"index": 0, "uuid": GPU_UUID, "pci_address": "0000:9a:00.0", "name": "NVIDIA H200", "sysfs_numa_node": 1,
+                      "numa_node": 1, "numa_source": "sysfs", "local_cpus": "8-15", "vendor_affinity": None}],
+            "nics": []}
+
+
+def canary(cpus, main):
+    """The report's canary as PodResources reports it: pod set, the main container's exclusive slice, the GPU kept."""
+    return [{"name": "pod-numa-allocation-canary", "namespace": "canary", "cpu_ids": cpus, "memory": [],
+             "containers": [{"name": "main", "cpu_ids": main, "memory": [], "dynamic_resources": [],
+                             "devices": [{"resource_name": "nvidia.com/gpu", "device_ids": [GPU_UUID], "numa_nodes": [1]}]},
+                            {"name": "metrics", "cpu_ids": "", "memory": [], "devices": [], "dynamic_resources": []}]}]
+
+
+def findings_for(root, pod_cpus, main_cpus, side_cpus, mems, maps):
+    oracle = locality.build(facts())
+    allocation = allocations.reconcile_allocations(canary(pod_cpus, main_cpus), "pod", "0-15", None, oracle)["pods"][0]
+    node_tree(root, 2, "systemd", "guaranteed", UID, [
+        {"id": MAIN, "prefix": "cri-containerd-", "cpus": main_cpus, "mems": mems, "usage_ns": 10,
+         "pids": {100: {"threads": {100: main_cpus}, "numa_maps": maps}}},
+        {"id": SIDE, "prefix": "cri-containerd-", "cpus": side_cpus, "mems": mems, "usage_ns": 10,
+         "pids": {200: {"threads": {200: side_cpus}, "numa_maps": ""}}}])
+    placed = placement.read_pods(root, [UID])[1][0]
+    return oracle, reconcile.reconcile_pod(allocation, placed, IDS, oracle)
+
+
+def evidence(tmp_path, **changes):
+    oracle, findings = findings_for(str(tmp_path), "8-11", "8-9", "10-11", "1", "7f00 default anon=100 N1=100 kernelpagesize_kB=4\n")
+    value = {"versions": dict(VERSIONS), "devices": ["gpu %s 0000:9a:00.0" % GPU_UUID], "has_gpus": True, "oracle": oracle,
+             "placement": {"findings": findings}, "admission": {"admitted": True, "failures": []},
+             "configuration": {"verified": True, "message": "configz matches"}, "metrics": copy.deepcopy(METRICS),
+             "service_objectives": {"held": True, "detail": "p99 TTFT 180 ms at 20 req/s, within 250 ms"},
+             "rollback": {"rehearsed": True, "detail": "transition 20261101T100000Z restored the baseline"}}
+    value.update(changes)
+    return value
+
+
+def test_adopt_when_every_criterion_holds(tmp_path):
+    result = verdict.decide(evidence(tmp_path))
+    assert result == {
+        "verdict": "adopt",
+        "reasons": [{"criterion": "service", "effect": "adopt", "message": "service objectives held: p99 TTFT 180 ms at 20 req/s, within 250 ms"},
+                    {"criterion": "rollback", "effect": "info", "message": "rollback rehearsed: transition 20261101T100000Z restored the baseline"}],
+        "accepted": {"verdict": "adopt", "versions": {"kubelet": "v1.37.1", "kernel": "6.8.0-49-generic", "driver": "580.82.07",
+                                                      "node_image": "ubuntu-24.04-gpu-20261001", "device_plugin": None, "workload": None},
+                     "devices": ["gpu %s 0000:9a:00.0" % GPU_UUID]}}
+
+
+def test_planted_mismatch_gpu_on_node_1_cpus_on_node_0_defers_with_that_reason(tmp_path):
+    oracle, findings = findings_for(str(tmp_path), "2-5", "2-3", "4-5", "0", "7f00 default anon=512 N0=512 kernelpagesize_kB=4\n")
+    result = verdict.decide(evidence(tmp_path, oracle=oracle, placement={"findings": findings}))
+    assert result["verdict"] == "defer"
+    defers = [r["message"] for r in result["reasons"] if r["effect"] == "defer"]
+    assert defers == [
+        "placement device_locality disagrees: pod canary/pod-numa-allocation-canary container main: GPU %s (0000:9a:00.0) is local to "
+        "NUMA node 1 (oracle, sysfs); the pod's CPUs 2-5 are on NUMA node(s) 0" % GPU_UUID,
+        "placement memory_nodes disagrees: pod canary/pod-numa-allocation-canary: containers may allocate on NUMA node(s) 0; "
+        "expected 1 from the pod's devices (locality oracle)",
+        "placement resident_memory disagrees: pod canary/pod-numa-allocation-canary: 0 of 2097152 resident bytes (0.000000) on "
+        "NUMA node(s) 1, at least 0.95 wanted"]
+    assert result["accepted"] is None
+
+
+def test_a_version_the_operator_marks_unsupported_defers(tmp_path):
+    policy = {"unsupported": [{"component": "network_operator", "version": "v26.7.*",
+                               "reason": "its platform page lists Kubernetes 1.32 through 1.36"},
+                              {"component": "kubelet", "version": "v1.36.*"}]}
+    versions = dict(VERSIONS, network_operator="v26.7.0")
+    result = verdict.decide(evidence(tmp_path, versions=versions), policy)
+    assert result["verdict"] == "defer"
+    assert result["reasons"][0] == {
+        "criterion": "support", "effect": "defer",
+        "message": "network_operator v26.7.0 is marked unsupported by the operator (rule 'v26.7.*'): its platform page lists Kubernetes 1.32 through 1.36"}
+    assert [r["criterion"] for r in result["reasons"] if r["effect"] == "defer"] == ["support"]
+
+
+def test_a_version_outside_the_supported_list_defers(tmp_path):
+    result = verdict.decide(evidence(tmp_path), {"supported": {"kubelet": ["v1.37.2", "v1.38.*"]}})
+    assert result["verdict"] == "defer"
+    assert result["reasons"][0]["message"] == "kubelet v1.37.1 is not among the operator's supported versions (v1.37.2, v1.38.*)"
+
+
+@pytest.mark.parametrize("key, new, message", [
+    ("driver", "590.10.01", "driver changed from 580.82.07 to 590.10.01"),
+    ("kubelet", "v1.37.2", "kubelet changed from v1.37.1 to v1.37.2"),
+])
+def test_a_later_driver_or_kubelet_change_turns_an_adopt_into_revalidate(tmp_path, key, new, message):
+    first = verdict.decide(evidence(tmp_path))
+    assert first["verdict"] == "adopt"
+    later = verdict.decide(evidence(tmp_path, versions=dict(VERSIONS, **{key: new})), accepted=first["accepted"])
+    assert later["verdict"] == "revalidate"
+    assert later["reasons"][-1] == {
+        "criterion": "change", "effect": "revalidate",
+        "message": "%s since the record that accepted this node (adopt): repeat the acceptance procedure (canary, workload, rollback) on this node" % message}
+    assert later["accepted"] == first["accepted"]
+    # Running again with the same inputs keeps the verdict and the accepted record (a fixed point).
+    assert verdict.decide(evidence(tmp_path, versions=dict(VERSIONS, **{key: new})), accepted=later["accepted"]) == later
+    repeated = verdict.decide(evidence(tmp_path, versions=dict(VERSIONS, **{key: new})), {"revalidated": True}, accepted=first["accepted"])
+    assert repeated["verdict"] == "adopt"
+    assert repeated["reasons"][-1]["effect"] == "info"
+    assert repeated["accepted"]["versions"][key] == new
+
+
+def test_unchanged_versions_keep_the_adopt(tmp_path):
+    first = verdict.decide(evidence(tmp_path))
+    assert verdict.decide(evidence(tmp_path), accepted=first["accepted"]) == first
+
+
+def test_a_replaced_gpu_is_a_change(tmp_path):
+    first = verdict.decide(evidence(tmp_path))
+    later = verdict.decide(evidence(tmp_path, devices=["gpu GPU-new 0000:9a:00.0"]), accepted=first["accepted"])
+    assert later["verdict"] == "revalidate"
+    assert later["reasons"][-1]["message"].startswith(
+        "devices changed (gone: gpu %s 0000:9a:00.0; new: gpu GPU-new 0000:9a:00.0) since the record that accepted this node (adopt)" % GPU_UUID)
+
+
+def test_defer_is_stronger_than_revalidate(tmp_path):
+    first = verdict.decide(evidence(tmp_path))
+    later = verdict.decide(evidence(tmp_path, versions=dict(VERSIONS, driver="590.10.01"), rollback=None), accepted=first["accepted"])
+    assert later["verdict"] == "defer"
+    assert [r["effect"] for r in later["reasons"]] == ["adopt", "defer", "revalidate"]
+
+
+def test_no_service_objectives_measured_restricts(tmp_path):
+    result = verdict.decide(evidence(tmp_path, service_objectives=None))
+    assert result["verdict"] == "restrict"
+    assert result["reasons"][0] == {
+        "criterion": "service", "effect": "restrict",
+        "message": "the allocation canary passed, but no service objectives were measured for the workload: "
+                   "placement is evidence of an allocation, not a benchmark"}
+    assert result["accepted"]["verdict"] == "restrict"
+
+
+def test_operator_pool_restriction(tmp_path):
+    result = verdict.decide(evidence(tmp_path), {"restrict_to": "gpu-canary"})
+    assert result["verdict"] == "restrict"
+    assert result["reasons"][-1]["message"] == "the operator restricts the feature to the pool gpu-canary"
+
+
+def test_topology_only_defers_and_names_unknown_versions():
+    oracle = locality.build(facts())
+    result = verdict.decide({"versions": {"kernel": "6.8.0"}, "has_gpus": True, "oracle": oracle, "placement": None})
+    assert result == {"verdict": "defer", "accepted": None, "reasons": [
+        {"criterion": "versions", "effect": "defer", "message": "the kubelet version is unknown: the tested stack cannot be named"},
+        {"criterion": "versions", "effect": "defer", "message": "the GPU driver version is unknown: the GPU path cannot be named"},
+        {"criterion": "evidence", "effect": "defer",
+         "message": "no canary evidence on this node: the record holds its topology only (run playbooks/verify.yml)"}]}
+
+
+def test_unknown_locality_and_disagreeing_sources_defer(tmp_path):
+    topology = facts()
+    topology["gpus"][0].update(sysfs_numa_node=None, numa_node=None, numa_source=None)
+    topology["gpus"].append({"index": 1, "uuid": "GPU-2", "pci_address": "0000:9b:00.0", "name": "NVIDIA H200", "sysfs_numa_node": 1,
+                             "numa_node": 1, "numa_source": "sysfs", "local_cpus": "8-15",
+                             "vendor_affinity": {"source": "nvml", "numa_node": 0, "cpus": "0-7", "gpu_numa_id": None}})
+    result = verdict.decide(evidence(tmp_path, oracle=locality.build(topology)))
+    assert [r["message"] for r in result["reasons"] if r["criterion"] == "locality"] == [
+        "locality metadata unresolved: gpu 0000:9a:00.0 has no known NUMA node (sysfs says None); unknown is not agreement",
+        "locality sources disagree for gpu 0000:9b:00.0: numa_node: sysfs says 1, nvml says 0",
+        "locality sources disagree for gpu 0000:9b:00.0: cpus: sysfs says 8-15, nvml says 0-7"]
+    assert result["verdict"] == "defer"
+
+
+def test_admission_configuration_monitoring_and_rollback_failures(tmp_path):
+    bad = evidence(tmp_path, admission={"admitted": False, "failures": [
+        {"layer": "kubelet", "reason": "TopologyAffinityError", "message": "Resources cannot be allocated with Topology locality"}]},
+        configuration={"verified": False, "message": "/configz topologyManagerScope is container, want pod"},
+        metrics=[dict(METRICS[1], increase=2.0)], service_objectives={"held": False, "detail": "p99 TTFT 400 ms"},
+        rollback={"rehearsed": False, "detail": "kubelet did not start"})
+    assert [(r["criterion"], r["message"]) for r in verdict.decide(bad)["reasons"]] == [
+        ("admission", "admission failed at the kubelet layer (TopologyAffinityError): Resources cannot be allocated with Topology locality"),
+        ("configuration", "the kubelet's running configuration does not match the plan: /configz topologyManagerScope is container, want pod"),
+        ("monitoring", "the kubelet's metrics have no resource_manager_allocations_total series: allocations cannot be monitored"),
+        ("monitoring", 'resource_manager_allocation_errors_total{source="pod"} rose by 2 between the scrapes'),
+        ("service", "service objectives did not hold: p99 TTFT 400 ms"),
+        ("rollback", "the rollback rehearsal failed: kubelet did not start")]
+
+
+def test_unverified_configuration_missing_metrics_and_no_rehearsal(tmp_path):
+    result = verdict.decide(evidence(tmp_path, configuration=None, metrics=None, rollback=None, admission=None))
+    assert [r["message"] for r in result["reasons"] if r["effect"] == "defer"] == [
+        "the kubelet's running configuration (/configz) was not verified against the plan",
+        "no kubelet metrics were collected: allocations cannot be monitored",
+        "rollback has not been rehearsed on this node: recovery is unresolved"]
+
+
+def test_parsed_samples_are_accepted_as_metrics(tmp_path):
+    samples = {"samples": [{"name": "resource_manager_allocations_total", "labels": {}, "value": 3.0, "type": "counter"},
+                           {"name": "resource_manager_allocation_errors_total", "labels": {}, "value": 1.0, "type": "counter"}]}
+    result = verdict.decide(evidence(tmp_path, metrics=samples))
+    assert [r["message"] for r in result["reasons"] if r["criterion"] == "monitoring"] == ["resource_manager_allocation_errors_total is 1"]
+
+
+def test_bad_inputs_are_named():
+    with pytest.raises(RecordError, match=r"^evidence has unknown keys verdict \(known: versions, "):
+        verdict.decide({"verdict": "adopt"})
+    with pytest.raises(RecordError, match=r"^policy has unknown keys allow_all \(known: unsupported, supported, restrict_to, revalidated\)$"):
+        verdict.decide({}, {"allow_all": True})
+    with pytest.raises(RecordError, match=r"^policy unsupported\[0\] must be a mapping with component and version \(a glob\), got 'kubelet'$"):
+        verdict.decide({}, {"unsupported": ["kubelet"]})
+    with pytest.raises(ValueError, match="^evidence must be a mapping, got list$"):
+        verdict.decide([])
