@@ -46,7 +46,7 @@ class ActionModule(ActionBase):
         def body():
             if args["timeout"] < 0 or args["stable_s"] < 0 or not args["poll"] > 0:
                 raise NumaGateError("timeout and stable_s must be 0 or more seconds and poll more than 0, not %r, %r and %r"
-                                             % (args["timeout"], args["stable_s"], args["poll"]))
+                                    % (args["timeout"], args["stable_s"], args["poll"]))
             api = kube_api.connect(args["kubeconfig"], args["context"])
             return dict(ready.verify(api, args["node"], args["expect"], timeout=args["timeout"], stable_s=args["stable_s"],
                                      poll=args["poll"], display=display.display), changed=False)

@@ -24,7 +24,7 @@ def _call(api, method, path, body=None, content_type="application/json"):
 
 
 def _json(api, method, path, body=None, content_type="application/json"):
-    code, _, raw = _call(api, method, path, body, content_type)
+    code, dummy, raw = _call(api, method, path, body, content_type)
     return code, json.loads(raw)
 
 

@@ -6,6 +6,7 @@ a PDB-blocked drain, get nodes, and the node proxy to a kubelet's /configz."""
 import json
 import re
 
+
 def _seed_node_with_pods(api):
     api.add_node("node-1")
     api.add_node("node-2")

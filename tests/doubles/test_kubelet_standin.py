@@ -102,7 +102,7 @@ def command(node, config, *extra):
 
 def refused(node, config, *extra):
     proc = subprocess.run(command(node, config, "--healthz-port", str(free_port()), "--port", str(free_port()), *extra),
-                          capture_output=True, text=True, timeout=20)
+                          capture_output=True, text=True, timeout=20, check=False)
     assert proc.returncode == 1, proc.stderr
     return [line for line in proc.stderr.splitlines() if line.startswith("kubelet stand-in refused to start: ")][0][len("kubelet stand-in refused to start: "):]
 
@@ -232,6 +232,9 @@ def test_refuses_a_memory_machine_state_that_no_longer_matches(node):
     (('reservedSystemCPUs: "0"\n', ""), "failed to run Kubelet: [cpumanager] unable to determine reserved CPU resources for static policy"),
     (('reservedSystemCPUs: "0"', 'reservedSystemCPUs: "0,7"'),
      "failed to run Kubelet: new static policy error: [cpumanager] unable to build the reserved physical CPUs from the reserved set: unknown CPU ID: 7"),
+    (('reservedSystemCPUs: "0"', 'reservedSystemCPUs: "3-1"'),
+     'failed to validate kubelet configuration, error: invalid configuration: unable to parse reservedSystemCPUs (--reserved-cpus) 3-1, '
+     'error: invalid range "3-1" (3 > 1), path: CONFIG'),
     (("1124Mi", "1Gi"),
      'failed to run Kubelet: the total amount "1Gi" of type "memory" is not equal to the value "1124Mi" determined by Node Allocatable feature'),
     (("numaNode: 0", "numaNode: 3"), "failed to run Kubelet: the reserved memory configuration references a NUMA node 3 that does not exist on this machine"),

@@ -335,4 +335,3 @@ def parse_query_gpu_csv(text, header=True, fields=None):
             dict((name, _query_value(name, unit, cell.strip(), line_number)) for name, unit, cell in zip(names, units, row))
         )
     return gpus
-

@@ -137,4 +137,3 @@ def gather_nvml(nvml, warnings):
             nvml.nvmlShutdown()
         except errors as err:
             warnings.append("NVML: nvmlShutdown failed: %s" % err)
-

@@ -237,4 +237,3 @@ def legacy_checksum(document, struct, type_name):
     decoded = struct.decode(document, "checkpoint")
     decoded["Checksum"] = 0
     return fnv1a_32("(*%s)%s" % (type_name, struct.dump(decoded)))
-

@@ -64,7 +64,7 @@ def _cpus(value):
     for part in value.replace(" ", "").split(","):
         if not part:
             continue
-        low, _, high = part.partition("-")
+        low, dummy, high = part.partition("-")
         if not low.isdigit() or (high and not high.isdigit()):
             return ("raw", value)
         cpus.update(range(int(low), int(high or low) + 1))

@@ -80,7 +80,7 @@ def matching_pods(store, pdb):
     selector = pdb["spec"].get("selector")
     if selection.selector_is_empty(selector):
         return []
-    pods, _ = store.list("pods", pdb["metadata"]["namespace"])
+    pods = store.list("pods", pdb["metadata"]["namespace"])[0]
     return [p for p in pods if selection.match_labels(selector, p["metadata"].get("labels"))]
 
 
@@ -120,7 +120,7 @@ def with_status(store, pdb):
 
 
 def _pdbs_for(store, pod):
-    pdbs, _ = store.list("poddisruptionbudgets", pod["metadata"]["namespace"])
+    pdbs = store.list("poddisruptionbudgets", pod["metadata"]["namespace"])[0]
     return [p for p in pdbs if not selection.selector_is_empty(p["spec"].get("selector"))
             and selection.match_labels(p["spec"]["selector"], pod["metadata"].get("labels"))]
 

@@ -140,7 +140,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if resource == "poddisruptionbudgets":
             return eviction.with_status(double.store, obj)
         if resource in ("daemonsets", "replicasets"):
-            pods, _ = double.store.list("pods", obj["metadata"]["namespace"])
+            pods = double.store.list("pods", obj["metadata"]["namespace"])[0]
             uid = obj["metadata"]["uid"]
             owned = [p for p in pods if any(r.get("uid") == uid for r in p["metadata"].get("ownerReferences") or [])]
             obj["status"] = objects.workload_status(obj, owned)
@@ -172,7 +172,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             table = tables.table(resource, items, revision, query.get("includeObject", "Metadata"))
             if table is not None:
                 return 200, table
-        group, version, kind, _ = api_store.RESOURCES[resource]
+        group, version, kind = api_store.RESOURCES[resource][:3]
         return 200, {"kind": kind + "List", "apiVersion": "%s/%s" % (group, version) if group else version,
                      "metadata": {"resourceVersion": revision}, "items": [_strip_list_item(o) for o in items]}
 

@@ -91,8 +91,8 @@ def pod(name, namespace, now, node_name=None, labels=None, ready=True, phase="Ru
 
 def workload(kind, name, namespace, labels, replicas=1):
     """A DaemonSet or ReplicaSet that owns pods (enough for owner lookups)."""
-    spec = {"selector": {"matchLabels": dict(labels)}, "template": {"metadata": {"labels": dict(labels)},
-                                                                     "spec": {"containers": [{"name": "main", "image": "registry.k8s.io/pause:3.10"}]}}}
+    template = {"metadata": {"labels": dict(labels)}, "spec": {"containers": [{"name": "main", "image": "registry.k8s.io/pause:3.10"}]}}
+    spec = {"selector": {"matchLabels": dict(labels)}, "template": template}
     if kind == "ReplicaSet":
         spec["replicas"] = replicas
     return {"kind": kind, "apiVersion": "apps/v1", "metadata": {"name": name, "namespace": namespace, "labels": dict(labels), "generation": 1},

@@ -178,7 +178,7 @@ class ApiServerDouble:
 
     def pod_names(self, node=None):
         """Sorted ``namespace/name`` of the pods (on ``node`` when given)."""
-        pods, _ = self.store.list("pods")
+        pods = self.store.list("pods")[0]
         return sorted("%s/%s" % (p["metadata"]["namespace"], p["metadata"]["name"]) for p in pods
                       if node is None or p["spec"].get("nodeName") == node)
 

@@ -102,7 +102,7 @@ class Store:
         """Copies of the objects (all namespaces when ``namespace`` is None) and the list's resourceVersion."""
         with self.cond:
             self.reap()
-            items = [copy.deepcopy(o) for (ns, _), o in sorted(self._objects[resource].items()) if namespace in (None, ns)]
+            items = [copy.deepcopy(o) for (ns, dummy), o in sorted(self._objects[resource].items()) if namespace in (None, ns)]
             return items, self.revision
 
     def update(self, resource, obj, check_version=True):

@@ -1,4 +1,3 @@
-#!/usr/bin/python3
 # Copyright: (c) 2026, GPU Smith
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """A kubelet STAND-IN for tests. It is NOT the kubelet and runs no containers.
@@ -126,7 +125,6 @@ import signal
 import socket
 import sys
 import threading
-import time
 import urllib.error
 import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -368,7 +366,7 @@ def parse_cpuset(text):
         elif len(bounds) == 2:
             low, high = int(bounds[0]), int(bounds[1])
             if low > high:
-                raise ValueError("invalid range %q (%d > %d)" % (part, low, high))
+                raise ValueError("invalid range %s (%d > %d)" % (go_quote(part), low, high))
             cpus.update(range(low, high + 1))
         else:
             raise ValueError('invalid range %s' % json.dumps(part))
@@ -609,7 +607,7 @@ def effective_config(args):
     if args.config_dir:
         if not os.path.isdir(args.config_dir):
             raise Refusal("failed to merge kubelet configs: failed to walk through kubelet dropin directory %s: lstat %s: no such file or "
-                "directory" % (args.config_dir, args.config_dir))
+                          "directory" % (args.config_dir, args.config_dir))
         for path in dropin_files(args.config_dir):
             doc = load_document(path)
             check_type(doc, path, "kubelet dropin file")
@@ -649,7 +647,7 @@ def validate(config):
     if reserved:
         if config.get("systemReservedCgroup") or config.get("kubeReservedCgroup"):
             errors.append("invalid configuration: can't use reservedSystemCPUs (--reserved-cpus) with systemReservedCgroup "
-                "(--system-reserved-cgroup) or kubeReservedCgroup (--kube-reserved-cgroup)")
+                          "(--system-reserved-cgroup) or kubeReservedCgroup (--kube-reserved-cgroup)")
         try:
             parse_cpuset(str(reserved))
         except ValueError as err:
@@ -705,11 +703,11 @@ def cpu_reservation(config, machine):
     reserved = specific if specific else machine.take_reserved(count)
     if len(reserved) != count:
         raise Refusal("failed to run Kubelet: new static policy error: [cpumanager] unable to reserve the required amount of CPUs (size of "
-            "%s did not equal %d)" % (format_cpuset(reserved), count))
+                      "%s did not equal %d)" % (format_cpuset(reserved), count))
     for cpu in sorted(reserved):
         if cpu not in machine.online:
             raise Refusal("failed to run Kubelet: new static policy error: [cpumanager] unable to build the reserved physical CPUs from the "
-                "reserved set: unknown CPU ID: %d" % cpu)
+                          "reserved set: unknown CPU ID: %d" % cpu)
     return reserved
 
 
@@ -1010,7 +1008,7 @@ class CPUState(object):
                             self.entries.setdefault(pod, {})[name] = parse_cpuset(cpus)
                         except ValueError as err:
                             raise CheckpointError("could not parse cpuset %s for container %s in pod %s: "
-                                "%s" % (go_quote(cpus), go_quote(name), go_quote(pod), err))
+                                                  "%s" % (go_quote(cpus), go_quote(name), go_quote(pod), err))
             except CheckpointError as err:
                 raise Refusal("start cpu manager error: " + restore_wrap(self.path, err, "CPU manager"), "Failed to start ContainerManager")
         if self.policy == "static":
@@ -1093,7 +1091,7 @@ class MemoryState(object):
                 policy, machine_state, entries, _fmt = read_memory_checkpoint(read_text(self.path))
                 if policy != self.policy:
                     raise CheckpointError("[memorymanager] configured policy %s differs from state checkpoint policy "
-                        "%s" % (go_quote(self.policy), go_quote(policy)))
+                                          "%s" % (go_quote(self.policy), go_quote(policy)))
             except CheckpointError as err:
                 raise Refusal("start memory manager error: " + restore_wrap(self.path, err, "memory manager"), "Failed to start ContainerManager")
             self.state = {int(k): json.loads(json.dumps(v)) for k, v in machine_state.items()}
@@ -1106,7 +1104,7 @@ class MemoryState(object):
         if not self.state:
             if self.entries:
                 raise Refusal("start memory manager error: [memorymanager] machine state can not be empty when it has memory "
-                    "assignments", "Failed to start ContainerManager")
+                              "assignments", "Failed to start ContainerManager")
             self.state, self.dirty = default_machine_state(self.machine, self.system_reserved), True
             return
         expected = default_machine_state(self.machine, self.system_reserved)
@@ -1118,13 +1116,13 @@ class MemoryState(object):
                         node = expected.get(int(nid))
                         if node is None:
                             raise Refusal("start memory manager error: [memorymanager] (pod: %s, container: %s) the memory assignment uses "
-                                "the NUMA that does not exist" % (pod, name), "Failed to start ContainerManager")
+                                          "the NUMA that does not exist" % (pod, name), "Failed to start ContainerManager")
                         node["numberOfAssignments"] += 1
                         node["cells"] = [int(n) for n in block.get("numaAffinity")]
                         table = node["memoryMap"].get(block.get("type"))
                         if table is None:
                             raise Refusal("start memory manager error: [memorymanager] (pod: %s, container: %s) the memory assignment uses "
-                                "memory resource that does not exist" % (pod, name), "Failed to start ContainerManager")
+                                          "memory resource that does not exist" % (pod, name), "Failed to start ContainerManager")
                         if size == 0 or table["free"] <= 0:
                             continue
                         taken = min(size, table["free"])
@@ -1133,7 +1131,7 @@ class MemoryState(object):
                         size -= taken
         if not self.states_equal(self.state, expected):
             raise Refusal("start memory manager error: [memorymanager] the expected machine state is different from the real "
-                "one", "Failed to start ContainerManager")
+                          "one", "Failed to start ContainerManager")
 
     @staticmethod
     def states_equal(have, want):
@@ -1349,9 +1347,9 @@ class Kubelet(object):
 
     def patch_status(self, status):
         path = "/api/v1/nodes/%s/status" % self.node_name
-        code, _ = self.request("PATCH", path, {"status": status}, "application/strategic-merge-patch+json")
+        code = self.request("PATCH", path, {"status": status}, "application/strategic-merge-patch+json")[0]
         if code == 415:
-            code, _ = self.request("PATCH", path, {"status": status}, "application/merge-patch+json")
+            code = self.request("PATCH", path, {"status": status}, "application/merge-patch+json")[0]
         return code
 
     def register(self):

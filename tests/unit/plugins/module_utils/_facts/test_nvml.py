@@ -9,4 +9,3 @@ def test_words_to_ids_uses_the_array_word_size():
     assert nvml.words_to_ids([1, 1]) == [0, 64]
     array32 = (ctypes.c_uint32 * 2)(1, 1)
     assert nvml.words_to_ids(array32) == [0, 32]
-

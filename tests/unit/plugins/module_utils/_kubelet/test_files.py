@@ -238,7 +238,7 @@ def test_fifo_own_dropin_is_refused_for_present_and_absent(tree):
 
 def test_expanded_size_stops_counting_at_the_limit():
     level = ["x" * 10]
-    for _ in range(30):
+    for dummy in range(30):
         level = [level, level]  # 2**30 leaves, shared
     assert 1000 < files._expanded_size(level, 1000) <= 1011  # pylint: disable=protected-access
     # dict, "a" (1 + 1 character), list, "bc" (1 + 2), 1

@@ -34,8 +34,7 @@ def test_first_contact_records_every_file_byte_for_byte(root):
     store = root / "var/lib/numa-gate/baseline"
     assert oct(os.stat(store).st_mode & 0o777) == "0o700" and oct(os.stat(store / "files").st_mode & 0o777) == "0o700"
     by_path = {entry["path"]: entry for entry in manifest["files"]}
-    assert by_path["/var/lib/kubelet/memory_manager_state"] == {"path": "/var/lib/kubelet/memory_manager_state", "absent": True,
-                                                                 "role": "checkpoint"}
+    assert by_path["/var/lib/kubelet/memory_manager_state"] == {"path": "/var/lib/kubelet/memory_manager_state", "absent": True, "role": "checkpoint"}
     main = by_path["/var/lib/kubelet/config.yaml"]
     assert main["sha256"] == hashlib.sha256(b"kind: KubeletConfiguration\nmaxPods: 110\n").hexdigest() and main["size"] == 40
     assert (store / main["copy"]).read_bytes() == b"kind: KubeletConfiguration\nmaxPods: 110\n"
@@ -56,7 +55,7 @@ def test_a_later_run_never_overwrites_it(root):
 
 
 def test_a_tampered_copy_is_reported_and_never_used(root):
-    manifest, _ = baseline_store.record(str(root), STORE, FILES, FACTS)
+    manifest = baseline_store.record(str(root), STORE, FILES, FACTS)[0]
     copy = root / "var/lib/numa-gate/baseline" / manifest["files"][0]["copy"]
     copy.write_bytes(b"kind: KubeletConfiguration\nmaxPods: 999\n")
     assert baseline_store.verify(str(root), STORE) == {"intact": False, "problems": [
@@ -104,7 +103,7 @@ def test_a_symlinked_file_is_kept_as_a_link_never_followed_out(root, tmp_path_fa
     outside.write_text("secret")
     os.remove(root / "etc/kubernetes/kubelet.conf.d/10-site.conf")
     os.symlink(str(outside), root / "etc/kubernetes/kubelet.conf.d/10-site.conf")
-    manifest, _ = baseline_store.record(str(root), STORE, FILES, FACTS)
+    manifest = baseline_store.record(str(root), STORE, FILES, FACTS)[0]
     entry = [e for e in manifest["files"] if e["role"] == "dropin"][0]
     assert entry == {"path": "/etc/kubernetes/kubelet.conf.d/10-site.conf", "symlink": str(outside), "role": "dropin"}
     assert "secret" not in json.dumps(_tree(root / "var/lib/numa-gate/baseline"))

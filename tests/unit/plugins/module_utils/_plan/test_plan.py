@@ -133,7 +133,7 @@ def test_partial_eviction_hard_merges_over_the_node_own_thresholds():
     assert plan["kubelet_settings"]["evictionHard"] == {"nodefs.available": "5%"}
     assert "evictionHard memory.available 300Mi (node config /var/lib/kubelet/config.yaml)" in plan["reasons"][1]
     assert _validate.validate(module_view({"evictionHard": {"memory.available": "300Mi", "nodefs.available": "15%"}}, plan),
-                                        _schema.kubelet_node(machine())) == []
+                              _schema.kubelet_node(machine())) == []
 
 
 def test_partial_eviction_hard_in_the_main_file_zeroes_the_omitted_signals():

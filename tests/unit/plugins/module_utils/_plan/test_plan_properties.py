@@ -155,7 +155,7 @@ def _cores_needed(spare, count):
 def test_every_plan_keeps_the_rules(facts, policy, main_doc):
     # What the kubelet will reserve: the main file (defaults filled in), then the policy's maps merged as a drop-in.
     needed_memory = _allocatable.reserved_memory_total(_kubelet_merge.effective_config(main_doc, [(DROPIN, _policy_dropin(policy))]),
-                                                              facts["memory_bytes"])
+                                                       facts["memory_bytes"])
     usable = _usable_cores(facts)
     count = policy.get("reserved_cpus", 2)
     try:

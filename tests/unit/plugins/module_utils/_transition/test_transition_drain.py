@@ -41,7 +41,7 @@ def test_drain_evicts_replicaset_pods_leaves_daemonset_and_mirror_pods_and_waits
         "changed": True, "was_unschedulable": False, "cordoned": True,
         "evicted": ["default/web-1", "default/web-2"],
         "skipped_pods": [{"pod": "kube-system/agent-n1", "reason": "DaemonSet-managed"},
-                    {"pod": "kube-system/etcd-n1", "reason": "mirror pod (a static pod the kubelet runs from a file)"}],
+                         {"pod": "kube-system/etcd-n1", "reason": "mirror pod (a static pod the kubelet runs from a file)"}],
         "pod_warnings": [], "waited_s": result["waited_s"],
     }
     assert double.pod_names("n1") == ["kube-system/agent-n1", "kube-system/etcd-n1"]
@@ -203,7 +203,7 @@ def test_check_mode_reports_what_would_happen_and_changes_nothing(double, kube):
     assert result == {
         "changed": True, "was_unschedulable": False, "cordoned": True, "evicted": ["default/web-1", "default/web-2"],
         "skipped_pods": [{"pod": "kube-system/agent-n1", "reason": "DaemonSet-managed"},
-                    {"pod": "kube-system/etcd-n1", "reason": "mirror pod (a static pod the kubelet runs from a file)"}],
+                         {"pod": "kube-system/etcd-n1", "reason": "mirror pod (a static pod the kubelet runs from a file)"}],
         "pod_warnings": [], "waited_s": 0.0}
     assert writes(double) == []
     assert lines == []
