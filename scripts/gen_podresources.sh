@@ -6,7 +6,12 @@
 # api.proto with grpcio-tools (pinned in requirements-test.txt). Run from the repository root:
 #   sh scripts/gen_podresources.sh
 # The proto is compiled under its collection path so that api_pb2_grpc.py imports api_pb2 by its
-# full ansible_collections name (the way Ansible's module packer finds module_utils).
+# full ansible_collections name (the way Ansible's module packer finds module_utils). protoc's
+# output is then passed through scripts/podresources_postprocess.py (standard library only), which
+# guards the google.protobuf / grpc imports (HAS_PROTOBUF / HAS_GRPC, so module_utils import
+# without them) and reflows the layout for ansible-test sanity (pep8 at 160 columns, pylint), and
+# checks that the statements are still protoc's. Both steps are deterministic: the same versions
+# and api.proto give the same bytes, and each file's header records the exact commands.
 set -eu
 python=${PYTHON:-.venv/bin/python}
 pkg=plugins/module_utils/_evidence/podresources
@@ -14,15 +19,9 @@ stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 inner=ansible_collections/gpusmith/numa_gate/$pkg
 mkdir -p "$stage/$inner"
-cp "$pkg/api.proto" "$stage/$inner/api.proto"
+cp "$pkg/api.proto" "$stage/$inner/"
 "$python" -m grpc_tools.protoc -I"$stage" --python_out="$stage" --grpc_python_out="$stage" "$inner/api.proto"
-version=$("$python" -c 'import grpc_tools, google.protobuf; from importlib.metadata import version; print("grpcio-tools", version("grpcio-tools"), "protobuf", google.protobuf.__version__)')
+version=$("$python" -c 'import google.protobuf; from importlib.metadata import version; print("grpcio-tools", version("grpcio-tools"), "protobuf", google.protobuf.__version__)')
 for name in api_pb2.py api_pb2_grpc.py; do
-    {
-        printf '# Generated from %s/api.proto by scripts/gen_podresources.sh (%s):\n' "$pkg" "$version"
-        printf '#   python -m grpc_tools.protoc -I<stage> --python_out=<stage> --grpc_python_out=<stage> %s/api.proto\n' "$inner"
-        printf '# with <stage>/%s/api.proto a copy of %s/api.proto. Do not edit.\n' "$inner" "$pkg"
-        printf '# pylint: skip-file\n'
-        cat "$stage/$inner/$name"
-    } > "$pkg/$name"
+    "$python" scripts/podresources_postprocess.py --tools "$version" "$stage/$inner/$name" "$pkg/$name"
 done

@@ -34,6 +34,7 @@ class ActionModule(ActionBase):
             result.update(changed=False, scrape=scrape)
             if args["previous"]:
                 result["rates"] = metrics.rates(args["previous"], scrape)
-        except Exception as exc:  # pylint: disable=broad-exception-caught - every failure is a result, never a traceback
+        # Every failure is a result, never a traceback.
+        except Exception as exc:  # pylint: disable=broad-exception-caught
             result.update(failed=True, changed=False, msg=failure_message(exc))
         return result

@@ -19,15 +19,19 @@ import stat
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _cpulist
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._errors import NumaGateError
 
+# The generated modules import without grpcio / protobuf (they set HAS_GRPC / HAS_PROTOBUF); importing
+# them can still raise when the installed versions are older than the generated code's (its version checks).
 try:
-    import grpc
     from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.podresources import api_pb2
     from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.podresources import api_pb2_grpc
-    HAS_GRPC = True
-    GRPC_IMPORT_ERROR = None
-except Exception as _exc:  # pylint: disable=broad-exception-caught - ImportError, or the generated code's version checks
+except Exception as _exc:  # pylint: disable=broad-exception-caught
     HAS_GRPC = False
     GRPC_IMPORT_ERROR = "%s: %s" % (type(_exc).__name__, _exc)
+else:
+    HAS_GRPC = api_pb2.HAS_PROTOBUF and api_pb2_grpc.HAS_GRPC
+    GRPC_IMPORT_ERROR = api_pb2.PROTOBUF_IMPORT_ERROR or api_pb2_grpc.GRPC_IMPORT_ERROR
+if HAS_GRPC:
+    import grpc
 
 DEFAULT_SOCKET = "/var/lib/kubelet/pod-resources/kubelet.sock"
 

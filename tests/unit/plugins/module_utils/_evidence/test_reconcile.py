@@ -1,8 +1,5 @@
 """Placement findings (_evidence/reconcile.py): agreement on the H200 host's real facts, and a planted mismatch named exactly."""
 
-import json
-import os
-
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import allocations
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import placement
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import reconcile
