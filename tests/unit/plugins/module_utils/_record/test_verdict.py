@@ -182,7 +182,7 @@ def test_unknown_locality_and_disagreeing_sources_defer(tmp_path):
                              "vendor_affinity": {"source": "nvml", "numa_node": 0, "cpus": "0-7", "gpu_numa_id": None}})
     result = verdict.decide(evidence(tmp_path, oracle=locality.build(topology)))
     assert [r["message"] for r in result["reasons"] if r["criterion"] == "locality"] == [
-        "locality metadata unresolved: gpu 0000:9a:00.0 has no known NUMA node (sysfs says None); unknown is not agreement",
+        "locality metadata unresolved: gpu 0000:9a:00.0 has no known NUMA node (sysfs says unknown); unknown is not agreement",
         "locality sources disagree for gpu 0000:9b:00.0: numa_node: sysfs says 1, nvml says 0",
         "locality sources disagree for gpu 0000:9b:00.0: cpus: sysfs says 8-15, nvml says 0-7"]
     assert result["verdict"] == "defer"

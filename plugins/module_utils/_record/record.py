@@ -1,0 +1,157 @@
+# Copyright: (c) 2026, GPU Smith
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The acceptance record of one node (the seed report's Table 2), assembled from the evidence (pure).
+
+Public: `build`, `SCHEMA_VERSION`, `INPUT_KEYS`, `cpu_roles`, `device_identities`.
+
+`build(topology, host, inputs)` returns a JSON-ready dict (documented in docs/acceptance-record.md):
+versions, device identities, the node's topology, the locality oracle with its disagreements, the
+CPU roles (reserved, exclusive, shared), the planned reservation, the config diff from the
+baseline, the reconciled allocations, the placement findings, the canary, the metrics, the
+reservation slack, the operator's attestations and the verdict with its reasons. Without
+allocations and findings the record is ``mode: topology`` (what `make plan` writes): the same
+shape, the evidence fields null, and a verdict of defer that says so. Nothing here reads a clock
+or a file: ``generated_at`` is given, or null.
+"""
+
+from __future__ import annotations
+
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _cpulist
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan import locality
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import configdiff
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import verdict as _verdict
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.errors import RecordError
+
+SCHEMA_VERSION = 1
+INPUT_KEYS = ("versions", "plan", "baseline_config", "target_config", "allocations", "findings", "canary", "metrics", "slack",
+              "configuration", "service_objectives", "rollback", "policy", "previous", "generated_at")
+_GPU_KEYS = ("index", "uuid", "pci_address", "name", "numa_node", "numa_source", "sysfs_numa_node", "local_cpus")
+_NIC_KEYS = ("name", "pci_address", "driver", "numa_node", "numa_source", "sysfs_numa_node", "local_cpus", "rdma_devices", "virtual_function")
+
+
+def _inputs(inputs):
+    inputs = dict(inputs or {})
+    unknown = sorted(set(inputs) - set(INPUT_KEYS))
+    if unknown:
+        raise RecordError("acceptance record: unknown inputs %s (known: %s)" % (", ".join(unknown), ", ".join(INPUT_KEYS)), keys=unknown)
+    return inputs
+
+
+def device_identities(topology):
+    """One string per GPU and NIC: kind, UUID (GPUs) or interface name (NICs), PCI address; what a revalidation compares."""
+    found = ["gpu %s %s" % (gpu.get("uuid") or "no-uuid", gpu.get("pci_address")) for gpu in topology.get("gpus") or []]
+    found += ["nic %s %s" % (nic.get("name"), nic.get("pci_address")) for nic in topology.get("nics") or []]
+    return sorted(found)
+
+
+def _topology(topology):
+    cores_by_node = {}
+    for core in topology.get("cores") or []:
+        cores_by_node.setdefault(core.get("numa_node"), []).append({"package": core.get("package"), "core": core.get("core"), "cpus": core["cpus"]})
+    nodes = []
+    for node in topology.get("numa_nodes") or []:
+        nodes.append({"id": node["id"], "cpus": node.get("cpus", ""), "memory_bytes": node.get("memory_bytes"),
+                      "hugepages": node.get("hugepages") or {}, "distances": node.get("distances") or {},
+                      "cores": cores_by_node.get(node["id"], [])})
+    known = set(node["id"] for node in nodes)
+    cpus = topology.get("cpus") or {}
+    return {"cpus": {key: cpus.get(key) for key in ("online", "offline", "isolated", "smt_active", "threads_per_core", "logical", "cores", "packages")},
+            "memory_bytes": topology.get("memory_bytes"), "numa_nodes": nodes,
+            "cores_without_node": [core for node_id, cores in sorted(cores_by_node.items(), key=lambda item: str(item[0]))
+                                   if node_id not in known for core in cores]}
+
+
+def _reserved(plan, target_config):
+    if plan and (plan.get("reserved") or {}).get("cpus") is not None:
+        return plan["reserved"]["cpus"], "plan"
+    if target_config and target_config.get("reservedSystemCPUs") is not None:
+        return target_config["reservedSystemCPUs"], "reservedSystemCPUs"
+    return "", None
+
+
+def _canary(inputs):
+    canary = inputs.get("canary") or {}
+    pods = (inputs.get("allocations") or {}).get("pods") or []
+    pod = next((p for p in pods if p["pod"] == canary.get("pod")), pods[0] if len(pods) == 1 and not canary.get("pod") else None)
+    if pod is None and not canary:
+        return None
+    out = {"pod": canary.get("pod") or (pod or {}).get("pod"), "admission": canary.get("admission"), "scope": None, "cpus": None,
+           "exclusive": {}, "shared_cpus": None, "shared_containers": [], "devices": [], "memory_nodes": canary.get("memory_nodes")}
+    if pod is not None:
+        cpus = pod["pod_cpus"] if pod["pod_cpus"] is not None else _cpulist.union(*pod["exclusive"].values())
+        out.update(scope=pod["scope"], cpus=cpus, exclusive=dict(pod["exclusive"]),
+                   shared_cpus=pod["shared_cpus"] if pod["shared_pool"] == "pod" else None, shared_containers=list(pod["shared_containers"]),
+                   devices=sorted(set(d["pci_address"] or d["id"] for devices in pod.get("devices", {}).values() for d in devices)))
+    return out
+
+
+def cpu_roles(topology, reserved, allocations, canary):
+    """{"online", "offline", "isolated", "reserved", "exclusive", "shared", "canary_exclusive", "canary_shared", "reserved_source"}, cpulists."""
+    cpus = topology.get("cpus") or {}
+    online = _cpulist.canonical(cpus.get("online") or "")
+    reserved = _cpulist.intersection(_cpulist.canonical(reserved or ""), online)
+    exclusive = _cpulist.canonical(((allocations or {}).get("node") or {}).get("exclusive_cpus") or "")
+    canary = canary or {}
+    canary_exclusive = _cpulist.union(*canary["exclusive"].values()) if canary.get("exclusive") else ""
+    return {"online": online, "offline": _cpulist.canonical(cpus.get("offline") or ""), "isolated": _cpulist.canonical(cpus.get("isolated") or ""),
+            "reserved": reserved, "exclusive": exclusive, "shared": _cpulist.difference(online, reserved, exclusive),
+            "canary_exclusive": canary_exclusive, "canary_shared": _cpulist.canonical(canary.get("shared_cpus") or "")}
+
+
+def _summary(findings):
+    counts = {"agree": 0, "disagree": 0, "unknown": 0}
+    for finding in findings:
+        counts[finding.get("result")] = counts.get(finding.get("result"), 0) + 1
+    return counts
+
+
+def _accepted(previous):
+    if not previous:
+        return None
+    if not isinstance(previous, dict) or previous.get("schema_version") != SCHEMA_VERSION:
+        raise RecordError("acceptance record: the previous record has schema_version %r; this collection reads %d"
+                          % ((previous or {}).get("schema_version") if isinstance(previous, dict) else previous, SCHEMA_VERSION))
+    return (previous.get("verdict") or {}).get("accepted")
+
+
+def build(topology, host, inputs=None):
+    """The acceptance record of ``host`` (see the module docstring and docs/acceptance-record.md)."""
+    inputs = _inputs(inputs)
+    if not isinstance(topology, dict):
+        raise RecordError("acceptance record: the topology facts must be a mapping, got %s" % type(topology).__name__)
+    oracle = locality.build(topology)  # reads the facts through _facts.schema; a LocalityError names what is wrong
+    versions = dict({"kubelet": None, "kernel": topology.get("kernel"), "driver": None, "node_image": None}, **(inputs.get("versions") or {}))
+    allocations = inputs.get("allocations")
+    full = allocations is not None or inputs.get("findings") is not None
+    findings = list(inputs.get("findings") or []) + list((allocations or {}).get("findings") or [])
+    canary = _canary(inputs)
+    reserved, reserved_source = _reserved(inputs.get("plan"), inputs.get("target_config"))
+    baseline, target = inputs.get("baseline_config"), inputs.get("target_config")
+    plan = inputs.get("plan")
+    evidence = {"versions": versions, "devices": device_identities(topology), "has_gpus": bool(topology.get("gpus")), "oracle": oracle,
+                "placement": {"findings": findings} if full else None, "admission": (canary or {}).get("admission"),
+                "configuration": inputs.get("configuration"), "metrics": inputs.get("metrics"),
+                "service_objectives": inputs.get("service_objectives"), "rollback": inputs.get("rollback")}
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "host": host,
+        "generated_at": inputs.get("generated_at"),
+        "mode": "full" if full else "topology",
+        "versions": versions,
+        "devices": {"gpus": [{key: gpu.get(key) for key in _GPU_KEYS} for gpu in topology.get("gpus") or []],
+                    "nics": [{key: nic.get(key) for key in _NIC_KEYS} for nic in topology.get("nics") or []]},
+        "topology": _topology(topology),
+        "locality": oracle,
+        "cpu_roles": dict(cpu_roles(topology, reserved, allocations, canary), reserved_source=reserved_source),
+        "reservation": {key: plan.get(key) for key in ("reserved", "allocatable", "reasons", "warnings")} if plan else None,
+        "config_diff": configdiff.diff(baseline, target) if baseline is not None and target is not None else None,
+        "allocations": allocations,
+        "placement": {"findings": findings, "summary": _summary(findings)} if full else None,
+        "canary": canary,
+        "metrics": inputs.get("metrics"),
+        "slack": inputs.get("slack"),
+        "attestations": {"configuration": inputs.get("configuration"), "service_objectives": inputs.get("service_objectives"),
+                         "rollback": inputs.get("rollback")},
+        "verdict": _verdict.decide(evidence, inputs.get("policy"), _accepted(inputs.get("previous"))),
+        "warnings": list(topology.get("warnings") or []),
+    }

@@ -1,0 +1,143 @@
+# Copyright: (c) 2026, GPU Smith
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The record's sections as plain rows, the one reading that the Markdown and the HTML page share (pure).
+
+Public: `sections(record)` -> [(title, headers, rows)], every cell plain text (the renderers escape it).
+"""
+
+from __future__ import annotations
+
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import escape
+
+_T = escape.text
+
+
+def _versions(record):
+    return ["component", "version"], [[key, _T(value)] for key, value in sorted(record["versions"].items())]
+
+
+def _devices(record):
+    rows = [["GPU", _T(g["index"]), _T(g["uuid"]), _T(g["pci_address"]), _T(g["name"]), _T(g["numa_node"]), _T(g["numa_source"]), _T(g["local_cpus"])]
+            for g in record["devices"]["gpus"]]
+    rows += [["NIC", _T(n["name"]), _T(n["driver"]), _T(n["pci_address"]), ", ".join(n.get("rdma_devices") or []) or "-", _T(n["numa_node"]),
+              _T(n["numa_source"]), _T(n["local_cpus"])] for n in record["devices"]["nics"]]
+    return ["kind", "index / name", "UUID / driver", "PCI address", "name / RDMA", "NUMA node", "source", "local CPUs"], rows
+
+
+def _locality(record):
+    rows = []
+    for device in record["locality"]["devices"]:
+        observed = "; ".join("%s: node %s, CPUs %s" % (o["source"], _T(o["numa_node"]), _T(o["cpus"])) for o in device["observations"])
+        rows.append([device["kind"], _T(device["pci_address"]), _T(device["numa_node"]), _T(device["numa_source"]), observed,
+                     "; ".join(device["disagreements"]) or "none"])
+    return ["kind", "PCI address", "NUMA node", "resolved from", "observations", "disagreements"], rows
+
+
+def _topology(record):
+    rows = [[_T(n["id"]), n["cpus"] or "none", str(len(n["cores"])), escape.size(n["memory_bytes"]),
+             ", ".join("%s: %s of %s free" % (k, _T(v.get("free")), _T(v.get("total"))) for k, v in sorted(n["hugepages"].items())) or "-"]
+            for n in record["topology"]["numa_nodes"]]
+    return ["NUMA node", "CPUs", "cores", "memory", "huge pages"], rows
+
+
+def _roles(record):
+    roles = record["cpu_roles"]
+    return ["role", "CPUs"], [[key, roles[key] or "none"] for key in ("online", "reserved", "exclusive", "shared", "canary_exclusive",
+                                                                      "canary_shared", "isolated", "offline")] + [["reserved from", _T(roles["reserved_source"])]]
+
+
+def _reservation(record):
+    plan = record["reservation"]
+    if not plan:
+        return None
+    reserved = plan.get("reserved") or {}
+    rows = [["reserved CPUs", _T(reserved.get("cpus"))], ["reserved cores", _T(reserved.get("cores"))],
+            ["reserved CPUs by NUMA node", _T(reserved.get("by_numa"))], ["reserved memory by NUMA node (bytes)", _T(reserved.get("memory_bytes"))]]
+    rows += [["reason", reason] for reason in plan.get("reasons") or []]
+    rows += [["warning", warning] for warning in plan.get("warnings") or []]
+    return ["item", "value"], rows
+
+
+def _config_diff(record):
+    if record["config_diff"] is None:
+        return None
+    return ["key", "change", "baseline", "now"], [[d["key"], d["change"], _T(d["before"]), _T(d["after"])] for d in record["config_diff"]]
+
+
+def _canary(record):
+    canary = record["canary"]
+    if not canary:
+        return None
+    admission = canary.get("admission") or {}
+    rows = [["pod", _T(canary["pod"])], ["scope", _T(canary["scope"])], ["pod CPUs", _T(canary["cpus"])],
+            ["exclusive", "; ".join("%s: %s" % item for item in sorted(canary["exclusive"].items())) or "none"],
+            ["shared pool", _T(canary["shared_cpus"])], ["shared containers", ", ".join(canary["shared_containers"]) or "none"],
+            ["devices", ", ".join(canary["devices"]) or "none"], ["admitted", _T(admission.get("admitted"))]]
+    rows += [["admission failure", "%s layer, %s: %s" % (_T(f.get("layer")), _T(f.get("reason")), _T(f.get("message")))]
+             for f in admission.get("failures") or []]
+    return ["item", "value"], rows
+
+
+def _allocations(record):
+    allocations = record["allocations"]
+    if not allocations:
+        return None
+    rows = [[p["pod"], p["scope"], _T(p["pod_cpus"]), "; ".join("%s: %s" % item for item in sorted(p["exclusive"].items())) or "none",
+             _T(p["shared_cpus"]), _T(p["shared_pool"])] for p in allocations["pods"]]
+    node = allocations["node"]
+    rows.append(["(node)", allocations["scope"], node["exclusive_cpus"] or "none", "%d exclusive CPUs" % node["exclusive_count"],
+                 node["shared_pool"] or "none", "node"])
+    return ["pod", "scope", "pod CPUs", "exclusive containers", "shared CPUs", "shared pool"], rows
+
+
+def _findings(record):
+    placement = record["placement"]
+    if not placement:
+        return None
+    return ["pod", "container", "check", "result", "message"], [
+        [_T(f.get("pod")), _T(f.get("container")), f["check"], f["result"], f["message"]] for f in placement["findings"]]
+
+
+def _metrics(record):
+    metrics = record["metrics"]
+    if metrics is None:
+        return None
+    entries = metrics.get("samples", []) if isinstance(metrics, dict) else metrics
+    return ["series", "labels", "type", "value", "increase", "rate per second"], [
+        [m.get("name"), _T(m.get("labels") or {}), _T(m.get("type")), _T(m.get("value", m.get("second"))), _T(m.get("increase")),
+         _T(m.get("rate_per_second"))] for m in entries]
+
+
+def _slack(record):
+    slack = record["slack"]
+    if not slack:
+        return None
+    return ["item", "value"], [[key, _T(value)] for key, value in sorted(slack.items())]
+
+
+def _attestations(record):
+    return ["item", "value"], [[key, _T(value)] for key, value in sorted(record["attestations"].items())]
+
+
+def _warnings(record):
+    found = list(record["warnings"]) + list(record["locality"].get("warnings") or [])
+    return (["warning"], [[w] for w in found]) if found else None
+
+
+def _reasons(record):
+    return ["criterion", "effect", "reason"], [[r["criterion"], r["effect"], r["message"]] for r in record["verdict"]["reasons"]]
+
+
+_ORDER = (("Verdict reasons", _reasons), ("Versions", _versions), ("Device identities", _devices), ("NUMA nodes", _topology),
+          ("Locality oracle", _locality), ("CPU roles", _roles), ("Planned reservation", _reservation), ("Config diff from the baseline", _config_diff),
+          ("Canary", _canary), ("Reconciled allocations", _allocations), ("Placement evidence", _findings), ("Kubelet metrics", _metrics),
+          ("Reservation slack", _slack), ("Attestations", _attestations), ("Warnings", _warnings))
+
+
+def sections(record):
+    """[(title, headers, rows)] in page order; a section without evidence is (title, None, None)."""
+    out = []
+    for title, reader in _ORDER:
+        found = reader(record)
+        out.append((title, None, None) if found is None else (title, found[0], found[1]))
+    return out
