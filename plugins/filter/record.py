@@ -1,0 +1,44 @@
+# Copyright: (c) 2026, GPU Smith
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Filters: acceptance_record, acceptance_verdict, acceptance_markdown, acceptance_html, acceptance_fleet (docs in plugins/filter/<name>.yml)."""
+
+from __future__ import annotations
+
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import html
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import markdown
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import record
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import verdict
+from ansible_collections.gpusmith.numa_gate.plugins.plugin_utils.filters import adapt
+
+
+def acceptance_record(topology, host, inputs=None):
+    """The acceptance record of one node from its topology facts and the evidence (``inputs``); topology only without evidence."""
+    return adapt("acceptance_record", record.build, topology, host, inputs)
+
+
+def acceptance_verdict(evidence, policy=None, accepted=None):
+    """adopt / restrict / defer / revalidate with reasons, from the evidence and the operator's policy."""
+    return adapt("acceptance_verdict", verdict.decide, evidence, policy, accepted)
+
+
+def acceptance_markdown(value):
+    """acceptance.md of a record."""
+    return adapt("acceptance_markdown", markdown.render, value)
+
+
+def acceptance_html(value):
+    """acceptance.html of a record: one self-contained page with the node drawing."""
+    return adapt("acceptance_html", html.page, value)
+
+
+def acceptance_fleet(records):
+    """index.html: every record's verdict on one page."""
+    return adapt("acceptance_fleet", html.fleet, list(records))
+
+
+class FilterModule(object):
+    """The acceptance record filters."""
+
+    def filters(self):
+        return {"acceptance_record": acceptance_record, "acceptance_verdict": acceptance_verdict, "acceptance_markdown": acceptance_markdown,
+                "acceptance_html": acceptance_html, "acceptance_fleet": acceptance_fleet}

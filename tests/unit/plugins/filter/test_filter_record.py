@@ -1,0 +1,44 @@
+"""Unit tests for the acceptance record filters (plugins/filter/record.py)."""
+
+import pytest
+
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.gpusmith.numa_gate.plugins.filter.record import FilterModule
+from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._record import record_inputs as ri
+
+FILTERS = FilterModule().filters()
+
+
+def test_filter_names():
+    assert sorted(FILTERS) == ["acceptance_fleet", "acceptance_html", "acceptance_markdown", "acceptance_record", "acceptance_verdict"]
+
+
+def test_record_pages_and_fleet(tmp_path):
+    facts = ri.h200_facts()
+    record = FILTERS["acceptance_record"](facts, "h200-vm", ri.full_inputs(str(tmp_path), facts))
+    assert record["verdict"]["verdict"] == "adopt"
+    assert FILTERS["acceptance_markdown"](record).startswith("# Acceptance record: h200-vm\n")
+    assert FILTERS["acceptance_html"](record).startswith('<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">')
+    assert 'data-host="h200-vm" data-verdict="adopt"' in FILTERS["acceptance_fleet"]([record])
+    topology_only = FILTERS["acceptance_record"](facts, "h200-vm")
+    assert (topology_only["mode"], topology_only["verdict"]["verdict"]) == ("topology", "defer")
+
+
+def test_verdict_filter():
+    result = FILTERS["acceptance_verdict"]({"versions": {"kubelet": "v1.36.3"}, "placement": None, "oracle": {"devices": []}},
+                                           {"unsupported": [{"component": "kubelet", "version": "v1.36.*", "reason": "no pod-level fields"}]})
+    assert result["verdict"] == "defer"
+    assert result["reasons"][0]["message"] == "kubelet v1.36.3 is marked unsupported by the operator (rule 'v1.36.*'): no pod-level fields"
+
+
+@pytest.mark.parametrize("name, args, message", [
+    ("acceptance_record", ({"schema_version": 1}, "n", {"nope": 1}),
+     "acceptance_record: acceptance record: unknown inputs nope (known: versions, plan, baseline_config, target_config, allocations, findings, "
+     "canary, metrics, slack, configuration, service_objectives, rollback, policy, previous, generated_at)"),
+    ("acceptance_verdict", ({}, {"allow": 1}), "acceptance_verdict: policy has unknown keys allow (known: unsupported, supported, restrict_to, revalidated)"),
+])
+def test_errors_name_the_filter(name, args, message):
+    with pytest.raises(AnsibleFilterError) as err:
+        FILTERS[name](*args)
+    assert str(err.value) == message
