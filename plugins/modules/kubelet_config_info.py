@@ -75,39 +75,16 @@ checkpoints:
   sample: {cpu_manager_state: none, memory_manager_state: null, problems: []}
 """
 
-import os
-
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _errors
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import checkpoint
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import files
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import info
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import merge
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import secrets
 
 
 def run(module):
-    params = module.params
-    root, paths = files.locate(params, ("path", "config_dir", "kubelet_root_dir"))
-    files.check_dropin_name(params["dropin_name"])
-    layout = files.Layout(root, params["path"], params["config_dir"], own=params["dropin_name"])
-    base = layout.base()
-    effective = layout.current()
-    checkpoints = {"problems": []}
-    for name, _key, _default, _manager in checkpoint.CHECKPOINTS:
-        policy, problem = checkpoint.policy_of(os.path.join(paths["kubelet_root_dir"], name))
-        checkpoints[name] = policy
-        if problem:
-            checkpoints["problems"].append(problem)
-    module.exit_json(
-        changed=False,
-        effective=secrets.mask(dict(effective)),
-        base=secrets.mask(dict(base)),
-        files=list(effective.files),
-        sources={key: effective.origin_of(key) for key in effective},
-        main_exists=layout.main_doc is not None,
-        checkpoints=checkpoints,
-    )
+    module.exit_json(changed=False, **info.read(module.params))
 
 
 def main():

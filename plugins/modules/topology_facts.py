@@ -46,6 +46,16 @@ options:
     type: str
     default: auto
     choices: [auto, nvml, nvidia-smi, sysfs, none]
+  kubelet_layout:
+    description:
+      - Also read the node's kubelet configuration, in this same module run, as M(gpusmith.numa_gate.kubelet_config_info)
+        reads it with these options (its O(gpusmith.numa_gate.kubelet_config_info#module:path),
+        O(gpusmith.numa_gate.kubelet_config_info#module:config_dir), O(gpusmith.numa_gate.kubelet_config_info#module:dropin_name),
+        O(gpusmith.numa_gate.kubelet_config_info#module:kubelet_root_dir) and O(gpusmith.numa_gate.kubelet_config_info#module:root));
+        the reading is returned as RV(kubelet_config). Needs PyYAML on the node.
+      - One node round trip instead of two where a play needs both (the P(gpusmith.numa_gate.topology#role) role's
+        C(topology_kubelet_layout), used by C(playbooks/plan.yml)). Left out, the kubelet's files are not read.
+    type: dict
 attributes:
   check_mode:
     description: Reads only; runs the same in check mode.
@@ -105,15 +115,24 @@ ansible_facts:
              numa_source: single-node, sysfs_numa_node: null, local_cpus: "0-15",
              rdma_devices: [], virtual_function: false}
         warnings: ["gpu 0000:00:06.0: sysfs numa_node is -1, which means unknown (not node 0): ..."]
+kubelet_config:
+  description:
+    - With O(kubelet_layout), what M(gpusmith.numa_gate.kubelet_config_info) returns for those options (C(effective), C(base),
+      C(files), C(sources), C(main_exists), C(checkpoints)), and C(layout), the options it was read with.
+  returned: when O(kubelet_layout) is set
+  type: dict
 """
 
 import os
 
-from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _errors
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts.gather import GPU_SOURCES, TopologyError, gather
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts.runner import ModuleRunner
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import files
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import info
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import merge
 
 
 def _body(module):
@@ -130,7 +149,13 @@ def _body(module):
         raise TopologyError("reading the topology under %s failed with an unexpected %s: %s" % (root, type(exc).__name__, exc)) from exc
     for warning in facts["warnings"]:
         module.warn(warning)
-    module.exit_json(changed=False, ansible_facts={"numa_gate_topology": facts})
+    result = {"changed": False, "ansible_facts": {"numa_gate_topology": facts}}
+    layout = module.params["kubelet_layout"]
+    if layout is not None:
+        if not merge.HAS_YAML:
+            module.fail_json(msg=missing_required_lib("PyYAML"))
+        result["kubelet_config"] = dict(info.read(layout), layout={name: layout[name] for name in info.LAYOUT_OPTIONS})
+    module.exit_json(**result)
 
 
 def main():
@@ -138,6 +163,7 @@ def main():
         argument_spec=dict(
             root=dict(type="path", default="/"),
             gpu_source=dict(type="str", default="auto", choices=list(GPU_SOURCES)),
+            kubelet_layout=dict(type="dict", options=files.layout_argument_spec()),
         ),
         supports_check_mode=True,
     )
