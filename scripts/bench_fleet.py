@@ -8,7 +8,8 @@ it with ``-f FORKS``. CPU is the user + system time of the whole ansible-playboo
 (resource.getrusage(RUSAGE_CHILDREN) after it exits: the controller, its forks, every module's
 Python), so it counts what a busy machine would otherwise hide behind wall time.
 
-Prints a Markdown table for docs/benchmarks.md.
+Prints a Markdown table for docs/benchmarks.md, with the node's round trips (module runs per node,
+counted in one separate, untimed 1-node run that keeps its AnsiballZ files).
 Usage: .venv/bin/python scripts/bench_fleet.py [--sizes 1,10,40] [--forks 10] [--runs 1]
 """
 
@@ -36,9 +37,9 @@ def children_cpu():
     return usage.ru_utime + usage.ru_stime
 
 
-def playbook_run(inventory, forks, playbook, cwd):
+def playbook_run(inventory, forks, playbook, cwd, extra_env=None):
     """Run ansible-playbook once: (completed process, wall s, CPU s of its process tree)."""
-    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(REPO, "ansible.cfg"))
+    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(REPO, "ansible.cfg"), **(extra_env or {}))
     command = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"),
                "-i", inventory, "-f", str(forks), os.path.join(REPO, playbook)]
     before = children_cpu()
@@ -68,6 +69,31 @@ def run_once(nodes, forks, playbook, python, keep=False):
             shutil.rmtree(work, ignore_errors=True)
 
 
+def node_module_runs(playbook, python):
+    """The modules one node runs (its round trips), from a 1-node run that keeps its AnsiballZ files.
+
+    A separate, untimed run: ANSIBLE_KEEP_REMOTE_FILES leaves one ansible-tmp-* folder per module run
+    under a private ANSIBLE_REMOTE_TMP, named by the AnsiballZ_<module>.py inside.
+    """
+    work = tempfile.mkdtemp(prefix="numa-gate-fleet-count-")
+    try:
+        inventory = os.path.join(work, "inventory.json")
+        with open(inventory, "w", encoding="utf-8") as handle:
+            json.dump(fleet_inventory.inventory(1, work, python), handle)
+        remote = os.path.join(work, "remote-tmp")
+        done, _wall, _cpu = playbook_run(inventory, 1, playbook, work, {"ANSIBLE_KEEP_REMOTE_FILES": "1", "ANSIBLE_REMOTE_TMP": remote})
+        if done.returncode != 0:
+            sys.stderr.write(done.stdout + done.stderr[-3000:])
+            raise SystemExit("plan.yml failed over 1 node (rc %d)" % done.returncode)
+        names = []
+        for folder in sorted(os.listdir(remote), key=lambda name: os.path.getmtime(os.path.join(remote, name))):
+            names.extend(name[len("AnsiballZ_"):-len(".py")] for name in os.listdir(os.path.join(remote, folder))
+                         if name.startswith("AnsiballZ_") and name.endswith(".py"))
+        return names
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1,10,40")
@@ -79,13 +105,15 @@ def main():
     args = parser.parse_args()
     python = args.python or fleet_inventory.node_python()
     print("nodes' Python: %s; ANSIBLE_PIPELINING=%s" % (python, os.environ.get("ANSIBLE_PIPELINING", "(default)")))
+    runs = node_module_runs(args.playbook, python)
+    print("module runs (round trips) per node: %d (%s)" % (len(runs), ", ".join(runs)))
     print()
-    print("| nodes | forks | wall s | CPU s | CPU s per node | tasks per host |")
-    print("|---|---|---|---|---|---|")
+    print("| nodes | forks | wall s | CPU s | CPU s per node | round trips per node | tasks per host |")
+    print("|---|---|---|---|---|---|---|")
     for nodes in (int(size) for size in args.sizes.split(",")):
         best = min((run_once(nodes, args.forks, args.playbook, python, args.keep) for _run in range(args.runs)), key=lambda r: r[1])
         wall, cpu, recap = best
-        print("| %d | %d | %.1f | %.1f | %.2f | %s |" % (nodes, args.forks, wall, cpu, cpu / nodes, recap), flush=True)
+        print("| %d | %d | %.1f | %.1f | %.2f | %d | %s |" % (nodes, args.forks, wall, cpu, cpu / nodes, len(runs), recap), flush=True)
 
 
 if __name__ == "__main__":
