@@ -22,7 +22,8 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import 
 ROLES = ("reserved", "canary-exclusive", "canary-shared", "exclusive", "shared", "isolated", "offline")
 _LEGEND = {"reserved": "reserved (system, kubelet)", "canary-exclusive": "canary exclusive", "exclusive": "exclusive (other pods)",
            "canary-shared": "canary shared pool", "shared": "shared", "isolated": "isolated (isolcpus)", "offline": "offline"}
-CPU_W, CPU_H, GAP, PAD, HEADER, MEM_H, DEV_W, DEV_H = 14, 18, 4, 10, 30, 22, 170, 34
+CPU_W, CPU_H, GAP, PAD, HEADER, MEM_H, DEV_W, DEV_H = 14, 18, 4, 10, 42, 22, 170, 34
+LABEL_CHARS = 27
 CORES_PER_ROW = 16
 STYLE = ("svg.numa-gate-node{font-family:sans-serif;font-size:11px}"
          ".numa-box{fill:#f7f7f7;stroke:#555}.numa-unknown-box{fill:#fff4e5;stroke:#b36b00;stroke-dasharray:4 2}"
@@ -92,6 +93,12 @@ def layout(record):
     return {"width": width, "height": y, "node_width": node_w, "boxes": boxes, "unknown": unknown}
 
 
+def _short(value):
+    """What fits in a device box; the whole value is in the box's title and in the page's tables."""
+    value = escape.text(value)
+    return value if len(value) <= LABEL_CHARS else value[:LABEL_CHARS - 1] + "\u2026"
+
+
 def _device(entry, x, y):
     device = entry["device"]
     kind = entry["kind"]
@@ -105,8 +112,8 @@ def _device(entry, x, y):
             '<text x="%d" y="%d">%s %s</text><text x="%d" y="%d">%s</text></g>') % (
         classes, kind, escape.html_attr(device.get("pci_address")), escape.html_attr(device.get("numa_node")),
         "true" if entry["canary"] else "false", escape.html_text(title), x, y, DEV_W, DEV_H,
-        x + 5, y + 14, kind.upper(), escape.html_text(label), x + 5, y + 28,
-        escape.html_text("%s %s" % (escape.text(device.get("pci_address")), escape.text(ident) if ident else "")))
+        x + 5, y + 14, kind.upper(), escape.html_text(_short(label)), x + 5, y + 28,
+        escape.html_text(_short("%s %s" % (escape.text(device.get("pci_address")), escape.text(ident) if ident else ""))))
 
 
 def _devices_svg(entries, x0, y0, per_row):
