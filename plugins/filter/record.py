@@ -1,9 +1,11 @@
 # Copyright: (c) 2026, GPU Smith
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Filters: acceptance_record, acceptance_verdict, acceptance_markdown, acceptance_html, acceptance_fleet (docs in plugins/filter/<name>.yml)."""
+"""Filters: acceptance_record, acceptance_verdict, acceptance_markdown, acceptance_html, acceptance_fleet, canary_manifest, canary_qos_problems,
+canary_admission (docs in plugins/filter/<name>.yml)."""
 
 from __future__ import annotations
 
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import canary
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import html
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import markdown
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import record
@@ -36,9 +38,25 @@ def acceptance_fleet(records):
     return adapt("acceptance_fleet", html.fleet, list(records))
 
 
+def canary_manifest(params=None):
+    """The report's allocation canary pod (or the operator's workload pod), pinned to one node of the canary pool."""
+    return adapt("canary_manifest", canary.manifest, params)
+
+
+def canary_qos_problems(pod, exclusive=("main",)):
+    """What keeps the pod from Guaranteed QoS or its exclusive containers from whole-CPU slices ([] when it may be sent)."""
+    return adapt("canary_qos_problems", canary.qos_problems, pod, tuple(exclusive))
+
+
+def canary_admission(pod, events=None, api_error=None):
+    """Admitted or not, and each failure at the layer that produced it (api, scheduler, kubelet)."""
+    return adapt("canary_admission", canary.admission, pod, events, api_error)
+
+
 class FilterModule(object):
     """The acceptance record filters."""
 
     def filters(self):
         return {"acceptance_record": acceptance_record, "acceptance_verdict": acceptance_verdict, "acceptance_markdown": acceptance_markdown,
-                "acceptance_html": acceptance_html, "acceptance_fleet": acceptance_fleet}
+                "acceptance_html": acceptance_html, "acceptance_fleet": acceptance_fleet, "canary_manifest": canary_manifest,
+                "canary_qos_problems": canary_qos_problems, "canary_admission": canary_admission}

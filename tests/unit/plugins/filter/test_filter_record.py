@@ -11,7 +11,20 @@ FILTERS = FilterModule().filters()
 
 
 def test_filter_names():
-    assert sorted(FILTERS) == ["acceptance_fleet", "acceptance_html", "acceptance_markdown", "acceptance_record", "acceptance_verdict"]
+    assert sorted(FILTERS) == ["acceptance_fleet", "acceptance_html", "acceptance_markdown", "acceptance_record", "acceptance_verdict",
+                               "canary_admission", "canary_manifest", "canary_qos_problems"]
+
+
+def test_canary_filters():
+    pod = FILTERS["canary_manifest"]({"node": "n1"})
+    assert FILTERS["canary_qos_problems"](pod) == []
+    pod["spec"]["resources"]["limits"]["cpu"] = "3"
+    assert FILTERS["canary_qos_problems"](pod, ["main"]) == [
+        "pod .spec.resources: requests.cpu 4 differs from limits.cpu 3 (Guaranteed QoS needs them equal)"]
+    assert FILTERS["canary_admission"]({"status": {"phase": "Failed", "reason": "TopologyAffinityError", "message": "m"}})["failures"] == [
+        {"layer": "kubelet", "reason": "TopologyAffinityError", "message": "m"}]
+    with pytest.raises(AnsibleFilterError, match="^canary_manifest: canary: unknown parameters x "):
+        FILTERS["canary_manifest"]({"x": 1})
 
 
 def test_record_pages_and_fleet(tmp_path):

@@ -1,0 +1,164 @@
+# Copyright: (c) 2026, GPU Smith
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The allocation canary of the seed report: its manifest, its Guaranteed QoS check, and its admission read by layer (pure).
+
+Public: `manifest`, `qos_problems`, `admission`, `MANIFEST_KEYS`, `KUBELET_REASONS`.
+
+`manifest(params)`: the report's canary (pod budget 4 CPU / 4Gi in ``.spec.resources``, the main
+container 2 CPU / 2Gi with requests equal to limits, two restartable sidecars sharing the rest),
+or the operator's own pod (``workload``) with its GPU request or DRA claim kept; either is pinned
+to one node of the canary pool by node selector (the scheduler still places it).
+`qos_problems(pod, exclusive)`: what keeps it from Guaranteed QoS or its exclusive slices, checked
+before it is sent (pod-level requests equal limits for CPU and memory; each exclusive container's
+requests equal its limits with a whole, positive number of CPUs; containers within the pod's budget).
+`admission(pod, events, api_error)`: admitted or not, and each failure at the layer that produced
+it (``api``: the create was refused; ``scheduler``: PodScheduled False; ``kubelet``: the pod failed
+admission on the node, such as TopologyAffinityError).
+"""
+
+from __future__ import annotations
+
+import copy
+
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _quantity
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.errors import RecordError
+
+IMAGE = "registry.k8s.io/pause:3.9"
+MANIFEST_KEYS = ("name", "namespace", "node", "pool_selector", "image", "pod_cpu", "pod_memory", "main_cpu", "main_memory", "sidecars",
+                 "gpu_resource", "gpu_count", "labels", "workload")
+DEFAULTS = {"name": "pod-numa-allocation-canary", "namespace": "default", "node": None, "pool_selector": {"example.com/pod-managers": "canary"},
+            "image": IMAGE, "pod_cpu": "4", "pod_memory": "4Gi", "main_cpu": "2", "main_memory": "2Gi", "sidecars": ["metrics", "logging"],
+            "gpu_resource": None, "gpu_count": 1, "labels": {"app.kubernetes.io/name": "numa-gate-canary"}, "workload": None}
+# Pod status reasons the kubelet's admission handlers set (pkg/kubelet/lifecycle, cm/topologymanager, cm/*/admit).
+KUBELET_REASONS = ("TopologyAffinityError", "UnexpectedAdmissionError", "OutOfcpu", "OutOfmemory", "OutOfpods", "NodeAffinity",
+                   "SMTAlignmentError", "UnsupportedPodLevelResources")
+
+
+def _params(params):
+    params = dict(params or {})
+    unknown = sorted(set(params) - set(MANIFEST_KEYS))
+    if unknown:
+        raise RecordError("canary: unknown parameters %s (known: %s)" % (", ".join(unknown), ", ".join(MANIFEST_KEYS)), keys=unknown)
+    return dict(DEFAULTS, **{key: value for key, value in params.items() if value is not None})
+
+
+def _selector(values):
+    selector = dict(values["pool_selector"] or {})
+    if values["node"]:
+        selector["kubernetes.io/hostname"] = values["node"]
+    return selector
+
+
+def manifest(params=None):
+    """The canary pod (a dict ready for the API)."""
+    values = _params(params)
+    if values["workload"] is not None:
+        pod = copy.deepcopy(values["workload"])
+        if not isinstance(pod, dict) or pod.get("kind") != "Pod":
+            raise RecordError("canary: workload must be a Pod manifest (kind Pod), got %r" % (pod.get("kind") if isinstance(pod, dict) else pod,))
+        spec = pod.setdefault("spec", {})
+        spec["nodeSelector"] = dict(spec.get("nodeSelector") or {}, **_selector(values))
+        meta = pod.setdefault("metadata", {})
+        meta.setdefault("namespace", values["namespace"])
+        meta["labels"] = dict(meta.get("labels") or {}, **values["labels"])
+        return pod
+    budget = {"cpu": str(values["pod_cpu"]), "memory": str(values["pod_memory"])}
+    main = {"cpu": str(values["main_cpu"]), "memory": str(values["main_memory"])}
+    main_limits = dict(main)
+    if values["gpu_resource"]:
+        main_limits[values["gpu_resource"]] = str(values["gpu_count"])
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": values["name"], "namespace": values["namespace"], "labels": dict(values["labels"])},
+            "spec": {"nodeSelector": _selector(values), "restartPolicy": "Never", "terminationGracePeriodSeconds": 5,
+                     "resources": {"requests": dict(budget), "limits": dict(budget)},
+                     "initContainers": [{"name": name, "image": values["image"], "restartPolicy": "Always"} for name in values["sidecars"]],
+                     "containers": [{"name": "main", "image": values["image"], "resources": {"requests": main, "limits": main_limits}}]}}
+
+
+def _millicpu(value, where):
+    try:
+        return _quantity.to_millicpu(str(value))
+    except _quantity.QuantityError as exc:
+        raise RecordError("canary: %s: %s" % (where, exc)) from exc
+
+
+def _bytes(value, where):
+    try:
+        return _quantity.to_bytes(str(value))
+    except _quantity.QuantityError as exc:
+        raise RecordError("canary: %s: %s" % (where, exc)) from exc
+
+
+def _equal(resources, what):
+    problems = []
+    requests, limits = resources.get("requests") or {}, resources.get("limits") or {}
+    for key, convert in (("cpu", _millicpu), ("memory", _bytes)):
+        if key not in requests or key not in limits:
+            problems.append("%s: %s needs both requests.%s and limits.%s for Guaranteed QoS" % (what, key, key, key))
+        elif convert(requests[key], "%s requests.%s" % (what, key)) != convert(limits[key], "%s limits.%s" % (what, key)):
+            problems.append("%s: requests.%s %s differs from limits.%s %s (Guaranteed QoS needs them equal)" % (
+                what, key, requests[key], key, limits[key]))
+    return problems
+
+
+def qos_problems(pod, exclusive=("main",)):
+    """[message] that keep ``pod`` from Guaranteed QoS or its ``exclusive`` containers from whole-CPU slices; [] when it may be sent."""
+    spec = (pod or {}).get("spec") or {}
+    containers = list(spec.get("containers") or []) + list(spec.get("initContainers") or [])
+    problems = []
+    pod_level = spec.get("resources")
+    if pod_level:
+        problems += _equal(pod_level, "pod .spec.resources")
+    else:
+        for container in containers:
+            problems += _equal(container.get("resources") or {}, "container %s" % container.get("name"))
+    names = [c.get("name") for c in containers]
+    for name in exclusive:
+        if name not in names:
+            problems.append("container %s: not in the pod, so it cannot hold an exclusive slice" % name)
+            continue
+        resources = [c for c in containers if c.get("name") == name][0].get("resources") or {}
+        found = _equal(resources, "container %s" % name)
+        problems += [p for p in found if p not in problems]
+        cpu = (resources.get("requests") or {}).get("cpu")
+        if cpu is not None and (_millicpu(cpu, "container %s requests.cpu" % name) % 1000 or _millicpu(cpu, "container %s requests.cpu" % name) <= 0):
+            problems.append("container %s: requests.cpu %s is not a whole, positive number of CPUs: it would run on the shared pool, "
+                            "not an exclusive slice" % (name, cpu))
+    if pod_level and not problems:
+        for key, convert, unit in (("cpu", _millicpu, "%dm"), ("memory", _bytes, "%d bytes")):
+            total = sum(convert((c.get("resources") or {}).get("requests", {}).get(key, 0), "container %s requests.%s" % (c.get("name"), key))
+                        for c in containers)
+            budget = convert(pod_level["requests"][key], "pod requests.%s" % key)
+            if total > budget:
+                problems.append("containers request %s %s in all, more than the pod's budget %s" % (key, unit % total, pod_level["requests"][key]))
+    return problems
+
+
+def _condition(pod, kind):
+    return next((c for c in ((pod or {}).get("status") or {}).get("conditions") or [] if c.get("type") == kind), None)
+
+
+def admission(pod, events=None, api_error=None):
+    """{"admitted", "phase", "node", "failures": [{"layer", "reason", "message"}]} of one canary pod."""
+    if api_error:
+        return {"admitted": False, "phase": None, "node": None,
+                "failures": [{"layer": "api", "reason": str(api_error.get("reason") or api_error.get("status") or "Refused"),
+                              "message": str(api_error.get("message") or api_error.get("msg") or "")}]}
+    status = (pod or {}).get("status") or {}
+    failures = []
+    scheduled = _condition(pod, "PodScheduled")
+    if scheduled is not None and scheduled.get("status") == "False":
+        failures.append({"layer": "scheduler", "reason": scheduled.get("reason") or "Unschedulable", "message": scheduled.get("message") or ""})
+    if status.get("phase") == "Failed" or status.get("reason") in KUBELET_REASONS:
+        failures.append({"layer": "kubelet", "reason": status.get("reason") or "Failed", "message": status.get("message") or ""})
+    seen = set((f["layer"], f["reason"]) for f in failures)
+    for event in events or []:
+        reason = event.get("reason")
+        if reason in KUBELET_REASONS and ("kubelet", reason) not in seen:
+            failures.append({"layer": "kubelet", "reason": reason, "message": event.get("message") or ""})
+            seen.add(("kubelet", reason))
+        elif reason == "FailedScheduling" and not any(f["layer"] == "scheduler" for f in failures):
+            failures.append({"layer": "scheduler", "reason": reason, "message": event.get("message") or ""})
+    ready = _condition(pod, "Ready")
+    admitted = not failures and status.get("phase") == "Running" and ready is not None and ready.get("status") == "True"
+    return {"admitted": admitted, "phase": status.get("phase"), "node": ((pod or {}).get("spec") or {}).get("nodeName"), "failures": failures}

@@ -1,0 +1,97 @@
+"""The allocation canary (_record/canary.py): the report's manifest exactly, Guaranteed QoS checked before sending, admission by layer."""
+
+import copy
+
+import pytest
+
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import canary
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.errors import RecordError
+
+
+def test_the_reports_canary():
+    pod = canary.manifest({"node": "gpu-node-1", "gpu_resource": "nvidia.com/gpu"})
+    assert pod == {
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "pod-numa-allocation-canary", "namespace": "default", "labels": {"app.kubernetes.io/name": "numa-gate-canary"}},
+        "spec": {"nodeSelector": {"example.com/pod-managers": "canary", "kubernetes.io/hostname": "gpu-node-1"}, "restartPolicy": "Never",
+                 "terminationGracePeriodSeconds": 5,
+                 "resources": {"requests": {"cpu": "4", "memory": "4Gi"}, "limits": {"cpu": "4", "memory": "4Gi"}},
+                 "initContainers": [{"name": "metrics", "image": "registry.k8s.io/pause:3.9", "restartPolicy": "Always"},
+                                    {"name": "logging", "image": "registry.k8s.io/pause:3.9", "restartPolicy": "Always"}],
+                 "containers": [{"name": "main", "image": "registry.k8s.io/pause:3.9",
+                                 "resources": {"requests": {"cpu": "2", "memory": "2Gi"},
+                                               "limits": {"cpu": "2", "memory": "2Gi", "nvidia.com/gpu": "1"}}}]}}
+    assert canary.qos_problems(pod) == []
+
+
+def test_the_operators_workload_keeps_its_gpu_request_and_dra_claim():
+    workload = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "server", "labels": {"app": "llm"}},
+                "spec": {"nodeSelector": {"gpu": "h200"}, "resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "one-gpu"}],
+                         "resources": {"requests": {"cpu": "8", "memory": "32Gi"}, "limits": {"cpu": "8", "memory": "32Gi"}},
+                         "containers": [{"name": "main", "image": "llm:1", "resources": {
+                             "requests": {"cpu": "6", "memory": "24Gi"}, "limits": {"cpu": "6", "memory": "24Gi"}, "claims": [{"name": "gpu"}]}}]}}
+    before = copy.deepcopy(workload)
+    pod = canary.manifest({"workload": workload, "node": "n1", "namespace": "serving"})
+    assert workload == before
+    assert pod["spec"]["nodeSelector"] == {"gpu": "h200", "example.com/pod-managers": "canary", "kubernetes.io/hostname": "n1"}
+    assert pod["spec"]["resourceClaims"] == before["spec"]["resourceClaims"]
+    assert pod["spec"]["containers"][0]["resources"]["claims"] == [{"name": "gpu"}]
+    assert pod["metadata"] == {"name": "server", "namespace": "serving", "labels": {"app": "llm", "app.kubernetes.io/name": "numa-gate-canary"}}
+    assert canary.qos_problems(pod) == []
+
+
+@pytest.mark.parametrize("change, problems", [
+    (lambda p: p["spec"]["resources"]["limits"].update(cpu="3"),
+     ["pod .spec.resources: requests.cpu 4 differs from limits.cpu 3 (Guaranteed QoS needs them equal)"]),
+    (lambda p: p["spec"]["resources"]["requests"].pop("memory"),
+     ["pod .spec.resources: memory needs both requests.memory and limits.memory for Guaranteed QoS"]),
+    (lambda p: p["spec"]["containers"][0]["resources"].update(requests={"cpu": "1500m", "memory": "2Gi"}, limits={"cpu": "1500m", "memory": "2Gi"}),
+     ["container main: requests.cpu 1500m is not a whole, positive number of CPUs: it would run on the shared pool, not an exclusive slice"]),
+    (lambda p: p["spec"]["containers"][0]["resources"]["limits"].update(memory="3Gi"),
+     ["container main: requests.memory 2Gi differs from limits.memory 3Gi (Guaranteed QoS needs them equal)"]),
+    (lambda p: p["spec"]["containers"][0]["resources"].update(requests={"cpu": "5", "memory": "2Gi"}, limits={"cpu": "5", "memory": "2Gi"}),
+     ["containers request cpu 5000m in all, more than the pod's budget 4"]),
+    (lambda p: p["spec"]["containers"][0].update(name="server"), ["container main: not in the pod, so it cannot hold an exclusive slice"]),
+])
+def test_qos_problems_are_named_before_sending(change, problems):
+    pod = canary.manifest()
+    change(pod)
+    assert canary.qos_problems(pod) == problems
+
+
+def test_without_pod_level_resources_every_container_must_be_guaranteed():
+    pod = canary.manifest()
+    del pod["spec"]["resources"]
+    assert canary.qos_problems(pod) == [
+        "container metrics: cpu needs both requests.cpu and limits.cpu for Guaranteed QoS",
+        "container metrics: memory needs both requests.memory and limits.memory for Guaranteed QoS",
+        "container logging: cpu needs both requests.cpu and limits.cpu for Guaranteed QoS",
+        "container logging: memory needs both requests.memory and limits.memory for Guaranteed QoS"]
+
+
+def test_admission_by_layer():
+    running = {"spec": {"nodeName": "n1"}, "status": {"phase": "Running", "conditions": [{"type": "PodScheduled", "status": "True"},
+                                                                                          {"type": "Ready", "status": "True"}]}}
+    assert canary.admission(running) == {"admitted": True, "phase": "Running", "node": "n1", "failures": []}
+    topology = {"spec": {"nodeName": "n1"}, "status": {"phase": "Failed", "reason": "TopologyAffinityError",
+                                                        "message": "Pod was rejected: Resources cannot be allocated with Topology locality"}}
+    assert canary.admission(topology, [{"reason": "TopologyAffinityError", "message": "Resources cannot be allocated with Topology locality"}]) == {
+        "admitted": False, "phase": "Failed", "node": "n1",
+        "failures": [{"layer": "kubelet", "reason": "TopologyAffinityError", "message": "Pod was rejected: Resources cannot be allocated with Topology locality"}]}
+    pending = {"spec": {}, "status": {"phase": "Pending", "conditions": [
+        {"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector."}]}}
+    assert canary.admission(pending)["failures"] == [
+        {"layer": "scheduler", "reason": "Unschedulable", "message": "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector."}]
+    assert canary.admission(None, api_error={"status": 422, "reason": "Invalid", "message": "spec.resources: Forbidden"}) == {
+        "admitted": False, "phase": None, "node": None, "failures": [{"layer": "api", "reason": "Invalid", "message": "spec.resources: Forbidden"}]}
+    assert canary.admission({"status": {"phase": "Pending"}}) == {"admitted": False, "phase": "Pending", "node": None, "failures": []}
+
+
+def test_bad_parameters():
+    with pytest.raises(RecordError, match=r"^canary: unknown parameters cpu \(known: name, namespace, "):
+        canary.manifest({"cpu": 4})
+    with pytest.raises(RecordError, match=r"^canary: workload must be a Pod manifest \(kind Pod\), got 'Deployment'$"):
+        canary.manifest({"workload": {"kind": "Deployment"}})
+    pod = canary.manifest({"pod_cpu": "four"})
+    with pytest.raises(RecordError, match=r"^canary: pod \.spec\.resources requests\.cpu: "):
+        canary.qos_problems(pod)
