@@ -154,7 +154,7 @@ def _body(module):
     if layout is not None:
         if not merge.HAS_YAML:
             module.fail_json(msg=missing_required_lib("PyYAML"))
-        result["kubelet_config"] = dict(info.read(layout), layout={name: layout[name] for name in info.LAYOUT_OPTIONS})
+        result["kubelet_config"] = dict(info.read(layout, documents=True), layout={name: layout[name] for name in info.LAYOUT_OPTIONS})
     module.exit_json(**result)
 
 

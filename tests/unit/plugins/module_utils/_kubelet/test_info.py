@@ -66,7 +66,7 @@ def test_topology_facts_returns_the_same_reading_in_one_run(capsys, root):
     code, result = _run(topology_facts.main, {"root": shared_paths.H200_VM, "gpu_source": "sysfs", "kubelet_layout": {"root": str(root)}}, capsys)
     assert code == 0
     assert result["ansible_facts"]["numa_gate_topology"]["cpus"]["online"] == "0-15"
-    assert result["kubelet_config"] == dict(info.read(layout), layout=layout)
+    assert result["kubelet_config"] == dict(info.read(layout, documents=True), layout=layout)
     assert "s3cr3t" not in json.dumps(result)
 
 

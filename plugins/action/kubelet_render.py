@@ -1,0 +1,54 @@
+# Copyright: (c) 2026, GPU Smith
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The kubelet_render action: kubelet_config, rendered on the controller when a reading allows it.
+
+In check mode, for ``mode: dropin, state: present``, with a ``reading`` of this same layout (topology_facts'
+``kubelet_config`` return), the result is computed here by module_utils/_kubelet/render.py with no module
+run on the node; otherwise the gpusmith.numa_gate.kubelet_config module runs with the same arguments.
+"""
+
+from __future__ import annotations
+
+import json
+
+from ansible.plugins.action import ActionBase
+
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import render
+
+MODULE = "gpusmith.numa_gate.kubelet_config"
+LAYOUT_DEFAULTS = {"path": "/var/lib/kubelet/config.yaml", "config_dir": "/etc/kubernetes/kubelet.conf.d",
+                   "dropin_name": "50-numa-gate.conf", "kubelet_root_dir": "/var/lib/kubelet", "root": "/"}
+
+
+class ActionModule(ActionBase):
+    """Render our drop-in from ``reading`` on the controller, or run the kubelet_config module."""
+
+    TRANSFERS_FILES = False
+
+    def run(self, tmp=None, task_vars=None):
+        result = super().run(tmp, task_vars)
+        del tmp  # unused
+        args = dict(self._task.args)
+        reading = args.pop("reading", None)
+        layout = {name: args.get(name, default) for name, default in LAYOUT_DEFAULTS.items()}
+        local = (self._play_context.check_mode and args.get("mode", "dropin") == "dropin"
+                 and args.get("state", "present") == "present" and render.matches(reading, layout))
+        if not local:
+            result.update(self._execute_module(module_name=MODULE, module_args=args, task_vars=task_vars))
+            return result
+        # Plain values, as a module gets them: the controller's tagged strings are no YAML the safe dumper writes.
+        reading, settings, node = json.loads(json.dumps([reading, args.get("settings"), args.get("node")]))
+        try:
+            found, warnings = render.dropin(reading, settings, node,
+                                            stale_checkpoints=args.get("stale_checkpoints", "fail"))
+        except render.RenderError as exc:
+            result.update(exc.details, failed=True, msg=str(exc), changed=False)
+            warnings = list(exc.warnings)
+        else:
+            result.update(found)
+            if not self._task.diff:
+                result.pop("diff", None)
+        if warnings:
+            result["warnings"] = warnings
+        result["rendered_on"] = "controller"
+        return result
