@@ -9,7 +9,7 @@ versions, device identities, the node's topology, the locality oracle with its d
 CPU roles (reserved, exclusive, shared), the planned reservation, the config diff from the
 baseline, the reconciled allocations, the placement findings, the canary, the metrics, the
 reservation slack, the operator's attestations and the verdict with its reasons. Without
-allocations and findings the record is ``mode: topology`` (what `make plan` writes): the same
+allocations, findings and a canary the record is ``mode: topology`` (what `make plan` writes): the same
 shape, the evidence fields null, and a verdict of defer that says so. Nothing here reads a clock
 or a file: ``generated_at`` is given, or null.
 """
@@ -85,6 +85,15 @@ def _canary(inputs):
     return out
 
 
+def _canary_findings(inputs, canary):
+    """An admitted canary that PodResources does not list is unknown, never a pass by absence."""
+    if not canary or not (canary.get("admission") or {}).get("admitted") or canary.get("cpus") is not None:
+        return []
+    return [{"pod": canary["pod"], "container": None, "check": "canary_allocation", "result": "unknown", "expected": canary["pod"], "observed": None,
+             "sources": {"expected": "the canary", "observed": "PodResources List"},
+             "message": "pod %s: admitted, but PodResources %s" % (canary["pod"], "does not list it" if inputs.get("allocations") else "was not read")}]
+
+
 def cpu_roles(topology, reserved, allocations, canary):
     """{"online", "offline", "isolated", "reserved", "exclusive", "shared", "canary_exclusive", "canary_shared", "reserved_source"}, cpulists."""
     cpus = topology.get("cpus") or {}
@@ -122,9 +131,9 @@ def build(topology, host, inputs=None):
     oracle = locality.build(topology)  # reads the facts through _facts.schema; a LocalityError names what is wrong
     versions = dict({"kubelet": None, "kernel": topology.get("kernel"), "driver": None, "node_image": None}, **(inputs.get("versions") or {}))
     allocations = inputs.get("allocations")
-    full = allocations is not None or inputs.get("findings") is not None
-    findings = list(inputs.get("findings") or []) + list((allocations or {}).get("findings") or [])
+    full = allocations is not None or inputs.get("findings") is not None or inputs.get("canary") is not None
     canary = _canary(inputs)
+    findings = list(inputs.get("findings") or []) + list((allocations or {}).get("findings") or []) + _canary_findings(inputs, canary)
     reserved, reserved_source = _reserved(inputs.get("plan"), inputs.get("target_config"))
     baseline, target = inputs.get("baseline_config"), inputs.get("target_config")
     plan = inputs.get("plan")

@@ -168,7 +168,7 @@ def _service_reasons(service):
         return [_reason("service", "adopt", "service objectives held%s" % (": %s" % detail if detail else ""))]
     if held is False:
         return [_reason("service", "defer", "service objectives did not hold: %s" % (detail or "no detail"))]
-    return [_reason("service", "restrict", "the allocation canary passed, but no service objectives were measured for the workload: "
+    return [_reason("service", "restrict", "no service objectives were measured for the workload: "
                     "placement is evidence of an allocation, not a benchmark")]
 
 

@@ -91,3 +91,31 @@ def test_bad_inputs():
         record.build({"schema_version": 9}, "n")
     with pytest.raises(RecordError, match=r"^acceptance record: the topology facts must be a mapping, got str$"):
         record.build("facts", "n")
+
+
+def test_an_admitted_canary_missing_from_podresources_is_unknown_not_a_pass(tmp_path):
+    facts = ri.h200_facts()
+    inputs = ri.full_inputs(str(tmp_path), facts)
+    inputs.update(allocations={"scope": "pod", "pods": [], "node": {"exclusive_cpus": "", "exclusive_count": 0, "shared_pool": "0-15"}, "findings": []},
+                  findings=[])
+    built = record.build(facts, "h200-vm", inputs)
+    assert built["placement"]["findings"] == [{
+        "pod": ri.CANARY, "container": None, "check": "canary_allocation", "result": "unknown", "expected": ri.CANARY, "observed": None,
+        "sources": {"expected": "the canary", "observed": "PodResources List"}, "message": "pod %s: admitted, but PodResources does not list it" % ri.CANARY}]
+    assert built["verdict"]["verdict"] == "defer"
+    assert built["verdict"]["reasons"][0]["message"] == (
+        "placement canary_allocation unknown: pod %s: admitted, but PodResources does not list it" % ri.CANARY)
+    only_canary = record.build(facts, "h200-vm", {"canary": {"pod": ri.CANARY, "admission": {"admitted": True, "failures": []}}})
+    assert only_canary["mode"] == "full"
+    assert only_canary["placement"]["findings"][0]["message"] == "pod %s: admitted, but PodResources was not read" % ri.CANARY
+
+
+def test_a_refused_canary_is_evidence_and_defers_with_its_layer():
+    facts = ri.h200_facts()
+    admission = {"admitted": False, "failures": [{"layer": "kubelet", "reason": "TopologyAffinityError",
+                                                   "message": "Resources cannot be allocated with Topology locality"}]}
+    built = record.build(facts, "h200-vm", {"versions": ri.VERSIONS, "canary": {"pod": ri.CANARY, "admission": admission}})
+    assert built["mode"] == "full"
+    assert built["placement"] == {"findings": [], "summary": {"agree": 0, "disagree": 0, "unknown": 0}}
+    assert [r["message"] for r in built["verdict"]["reasons"] if r["criterion"] == "admission"] == [
+        "admission failed at the kubelet layer (TopologyAffinityError): Resources cannot be allocated with Topology locality"]

@@ -153,7 +153,7 @@ def test_no_service_objectives_measured_restricts(tmp_path):
     assert result["verdict"] == "restrict"
     assert result["reasons"][0] == {
         "criterion": "service", "effect": "restrict",
-        "message": "the allocation canary passed, but no service objectives were measured for the workload: "
+        "message": "no service objectives were measured for the workload: "
                    "placement is evidence of an allocation, not a benchmark"}
     assert result["accepted"]["verdict"] == "restrict"
 
