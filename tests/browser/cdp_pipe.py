@@ -28,7 +28,7 @@ def find_chromium():
     return None
 
 
-class Browser:
+class Browser:  # pylint: disable=too-many-instance-attributes
     """One Chromium process; `open(url)` gives a `Page` with its events."""
 
     def __init__(self, binary, profile, timeout=30.0):
@@ -49,8 +49,9 @@ class Browser:
             os.close(reading)
             os.close(writing)
 
-        self.process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self._log,
-                                        close_fds=False, preexec_fn=fds)  # pylint: disable=subprocess-popen-preexec-fn
+        # The hook only duplicates descriptors (async-signal-safe); the process lives as long as this object (close()).
+        self.process = subprocess.Popen(  # pylint: disable=subprocess-popen-preexec-fn,consider-using-with
+            argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self._log, close_fds=False, preexec_fn=fds)
         os.close(to_child_r)
         os.close(from_child_w)
         self._buffer = b""

@@ -32,8 +32,8 @@ COUNTS = """JSON.stringify(Object.fromEntries(["numa-node", "core", "cpu", "gpu"
     k => [k, document.querySelectorAll('svg [data-kind="' + k + '"]').length])))"""
 
 
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory):
+@pytest.fixture(name="browser", scope="module")
+def fixture_browser(tmp_path_factory):
     OUTPUT.mkdir(parents=True, exist_ok=True)
     chromium = cdp_pipe.Browser(CHROMIUM, str(tmp_path_factory.mktemp("chromium-profile")))
     yield chromium

@@ -42,8 +42,8 @@ def _topology(record):
 
 def _roles(record):
     roles = record["cpu_roles"]
-    return ["role", "CPUs"], [[key, roles[key] or "none"] for key in ("online", "reserved", "exclusive", "shared", "canary_exclusive",
-                                                                      "canary_shared", "isolated", "offline")] + [["reserved from", _T(roles["reserved_source"])]]
+    keys = ("online", "reserved", "exclusive", "shared", "canary_exclusive", "canary_shared", "isolated", "offline")
+    return ["role", "CPUs"], [[key, roles[key] or "none"] for key in keys] + [["reserved from", _T(roles["reserved_source"])]]
 
 
 def _reservation(record):

@@ -30,7 +30,7 @@ STYLE = ("svg.numa-gate-node{font-family:sans-serif;font-size:11px}"
          ".core-box{fill:none;stroke:#999}.cpu{stroke:#333;stroke-width:.5}"
          ".role-reserved{fill:#888}.role-exclusive{fill:#4c72b0}.role-shared{fill:#dde8f3}.role-offline{fill:#fff;stroke-dasharray:2 1}"
          ".role-isolated{fill:#c9b3e6}.role-canary-exclusive{fill:#d62728}.role-canary-shared{fill:#ff9896}"
-         ".memory-bar{fill:#8fbc8f}.memory-track{fill:#e8e8e8}.device-box{fill:#fff;stroke:#333}"
+         ".memory-filled{fill:#8fbc8f}.memory-track{fill:#e8e8e8}.device-box{fill:#fff;stroke:#333}"
          ".gpu .device-box{stroke:#2e7d32;stroke-width:1.5}.nic .device-box{stroke:#1565c0;stroke-width:1.5}"
          ".canary-device .device-box{stroke:#d62728;stroke-width:3}.canary-label{fill:#d62728;font-weight:bold}")
 
@@ -105,8 +105,9 @@ def _device(entry, x, y):
     label = device.get("name") or ("index %s" % device.get("index") if kind == "gpu" else "(no name)")
     ident = device.get("uuid") if kind == "gpu" else device.get("driver")
     classes = "%s%s" % (kind, " canary-device" if entry["canary"] else "")
-    title = "%s %s %s NUMA node %s (%s)" % (kind.upper(), escape.text(device.get("name")), escape.text(device.get("pci_address")),
-                                           escape.text(device.get("numa_node")), escape.text(device.get("numa_source")))
+    title = "%s %s %s NUMA node %s (%s)" % (
+        kind.upper(), escape.text(device.get("name")), escape.text(device.get("pci_address")), escape.text(device.get("numa_node")),
+        escape.text(device.get("numa_source")))
     return ('<g class="%s" data-kind="%s" data-pci="%s" data-numa-node="%s" data-canary="%s"><title>%s</title>'
             '<rect class="device-box" x="%d" y="%d" width="%d" height="%d" rx="3"/>'
             '<text x="%d" y="%d">%s %s</text><text x="%d" y="%d">%s</text></g>') % (
@@ -144,12 +145,12 @@ def _node(node, box, node_w, roles, largest, canary):
         out.append("</g>")
     my = y + HEADER + box["rows"] * (CPU_H + 8)
     memory = node.get("memory_bytes")
-    bar = 0 if not memory or not largest else max(1, int((node_w - 2 * PAD) * memory / largest))
+    filled = 0 if not memory or not largest else max(1, int((node_w - 2 * PAD) * memory / largest))
     huge = ", ".join("%s: %s" % (size, pool.get("total")) for size, pool in sorted((node.get("hugepages") or {}).items()) if pool.get("total"))
     out.append('<g class="memory" data-kind="memory" data-numa-node="%s" data-bytes="%s">'
-               '<rect class="memory-track" x="%d" y="%d" width="%d" height="%d"/><rect class="memory-bar" x="%d" y="%d" width="%d" height="%d"/>'
+               '<rect class="memory-track" x="%d" y="%d" width="%d" height="%d"/><rect class="memory-filled" x="%d" y="%d" width="%d" height="%d"/>'
                '<text x="%d" y="%d">%s</text></g>' % (
-                   escape.html_attr(node["id"]), escape.html_attr(memory), x + PAD, my, node_w - 2 * PAD, MEM_H - 6, x + PAD, my, bar, MEM_H - 6,
+                   escape.html_attr(node["id"]), escape.html_attr(memory), x + PAD, my, node_w - 2 * PAD, MEM_H - 6, x + PAD, my, filled, MEM_H - 6,
                    x + PAD + 4, my + 12, escape.html_text("memory %s%s" % (escape.size(memory), "; huge pages %s" % huge if huge else ""))))
     here = set(_cpulist.parse(node["cpus"] or ""))
     mine = (roles["canary_exclusive"] | roles["canary_shared"]) & here

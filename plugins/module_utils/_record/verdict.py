@@ -90,8 +90,9 @@ def _locality_reasons(oracle):
     for device in oracle.get("devices", []):
         what = "%s %s" % (device["kind"], device.get("pci_address") or device.get("name"))
         if device.get("pci_address") in oracle.get("unknown_locality", []):
+            said = ", ".join("%s says %s" % (o["source"], "unknown" if o["numa_node"] is None else o["numa_node"]) for o in device.get("observations", []))
             found.append(_reason("locality", "defer", "locality metadata unresolved: %s has no known NUMA node (%s); unknown is not agreement"
-                                 % (what, ", ".join("%s says %s" % (o["source"], "unknown" if o["numa_node"] is None else o["numa_node"]) for o in device.get("observations", [])) or "no source")))
+                                 % (what, said or "no source")))
         for disagreement in device.get("disagreements", []):
             found.append(_reason("locality", "defer", "locality sources disagree for %s: %s" % (what, disagreement)))
     return found

@@ -112,8 +112,8 @@ def test_an_admitted_canary_missing_from_podresources_is_unknown_not_a_pass(tmp_
 
 def test_a_refused_canary_is_evidence_and_defers_with_its_layer():
     facts = ri.h200_facts()
-    admission = {"admitted": False, "failures": [{"layer": "kubelet", "reason": "TopologyAffinityError",
-                                                   "message": "Resources cannot be allocated with Topology locality"}]}
+    failure = {"layer": "kubelet", "reason": "TopologyAffinityError", "message": "Resources cannot be allocated with Topology locality"}
+    admission = {"admitted": False, "failures": [failure]}
     built = record.build(facts, "h200-vm", {"versions": ri.VERSIONS, "canary": {"pod": ri.CANARY, "admission": admission}})
     assert built["mode"] == "full"
     assert built["placement"] == {"findings": [], "summary": {"agree": 0, "disagree": 0, "unknown": 0}}

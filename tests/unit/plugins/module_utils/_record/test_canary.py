@@ -70,18 +70,20 @@ def test_without_pod_level_resources_every_container_must_be_guaranteed():
 
 
 def test_admission_by_layer():
-    running = {"spec": {"nodeName": "n1"}, "status": {"phase": "Running", "conditions": [{"type": "PodScheduled", "status": "True"},
-                                                                                          {"type": "Ready", "status": "True"}]}}
+    conditions = [{"type": "PodScheduled", "status": "True"}, {"type": "Ready", "status": "True"}]
+    running = {"spec": {"nodeName": "n1"}, "status": {"phase": "Running", "conditions": conditions}}
     assert canary.admission(running) == {"admitted": True, "phase": "Running", "node": "n1", "failures": []}
-    topology = {"spec": {"nodeName": "n1"}, "status": {"phase": "Failed", "reason": "TopologyAffinityError",
-                                                        "message": "Pod was rejected: Resources cannot be allocated with Topology locality"}}
-    assert canary.admission(topology, [{"reason": "TopologyAffinityError", "message": "Resources cannot be allocated with Topology locality"}]) == {
+    rejected = "Pod was rejected: Resources cannot be allocated with Topology locality"
+    topology = {"spec": {"nodeName": "n1"}, "status": {"phase": "Failed", "reason": "TopologyAffinityError", "message": rejected}}
+    events = [{"reason": "TopologyAffinityError", "message": "Resources cannot be allocated with Topology locality"}]
+    assert canary.admission(topology, events) == {
         "admitted": False, "phase": "Failed", "node": "n1",
-        "failures": [{"layer": "kubelet", "reason": "TopologyAffinityError", "message": "Pod was rejected: Resources cannot be allocated with Topology locality"}]}
+        "failures": [{"layer": "kubelet", "reason": "TopologyAffinityError",
+                      "message": "Pod was rejected: Resources cannot be allocated with Topology locality"}]}
+    unschedulable = "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector."
     pending = {"spec": {}, "status": {"phase": "Pending", "conditions": [
-        {"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector."}]}}
-    assert canary.admission(pending)["failures"] == [
-        {"layer": "scheduler", "reason": "Unschedulable", "message": "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector."}]
+        {"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": unschedulable}]}}
+    assert canary.admission(pending)["failures"] == [{"layer": "scheduler", "reason": "Unschedulable", "message": unschedulable}]
     assert canary.admission(None, api_error={"status": 422, "reason": "Invalid", "message": "spec.resources: Forbidden"}) == {
         "admitted": False, "phase": None, "node": None, "failures": [{"layer": "api", "reason": "Invalid", "message": "spec.resources: Forbidden"}]}
     assert canary.admission({"status": {"phase": "Pending"}}) == {"admitted": False, "phase": "Pending", "node": None, "failures": []}
