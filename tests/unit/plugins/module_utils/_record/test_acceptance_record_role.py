@@ -1,0 +1,71 @@
+"""The acceptance_record role through real ansible-playbook: topology-only record and pages, idempotent, the fleet page,
+then a full record from evidence (adopt) and a later driver change read against the previous record on disk (revalidate)."""
+
+import json
+import os
+import subprocess
+
+from ansible_collections.gpusmith.numa_gate.tests.unit import shared_paths
+from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._record import record_inputs as ri
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "..", "..", "..", ".."))
+VENV = os.path.join(REPO, ".venv", "bin")
+PLAY = """- hosts: localhost
+  gather_facts: false
+  roles:
+    - role: gpusmith.numa_gate.topology
+      vars:
+        topology_root: {root}
+        topology_gpu_source: sysfs
+        topology_write_artifacts: false
+    - role: gpusmith.numa_gate.acceptance_record
+"""
+
+
+def play(tmp_path, extra):
+    playbook = tmp_path / "play.yml"
+    playbook.write_text(PLAY.format(root=shared_paths.H200_VM))
+    variables = tmp_path / "vars.json"
+    variables.write_text(json.dumps(dict(extra, numa_gate_artifacts_dir=str(tmp_path / "artifacts"))))
+    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(REPO, "ansible.cfg"), ANSIBLE_STDOUT_CALLBACK="json", ANSIBLE_LOAD_CALLBACK_PLUGINS="1",
+               ANSIBLE_LOCAL_TEMP=str(tmp_path / "ansible-tmp"), ANSIBLE_NOCOLOR="1")
+    argv = [os.path.join(VENV, "ansible-playbook"), "-i", "localhost,", "-c", "local", str(playbook), "-e", "@%s" % variables,
+            "-e", "ansible_python_interpreter=%s" % os.path.join(VENV, "python")]
+    done = subprocess.run(argv, cwd=REPO, env=env, capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    stats = json.loads(done.stdout[done.stdout.index("{"):])["stats"]["localhost"]
+    record = json.loads((tmp_path / "artifacts" / "localhost" / "acceptance.json").read_text())
+    return stats, record
+
+
+def test_topology_only_then_idempotent(tmp_path):
+    stats, record = play(tmp_path, {})
+    folder = tmp_path / "artifacts" / "localhost"
+    assert sorted(os.listdir(str(folder))) == ["acceptance.html", "acceptance.json", "acceptance.md"]
+    assert (record["schema_version"], record["host"], record["mode"], record["verdict"]["verdict"]) == (1, "localhost", "topology", "defer")
+    assert (folder / "acceptance.md").read_text().startswith("# Acceptance record: localhost\n")
+    page = (folder / "acceptance.html").read_text()
+    assert page.count('data-kind="core"') == 16 and page.count('data-kind="numa-node"') == 1
+    index = (tmp_path / "artifacts" / "index.html").read_text()
+    assert 'data-host="localhost" data-verdict="defer"' in index
+    assert stats["changed"] == 2
+    again, same = play(tmp_path, {})
+    assert (again["changed"], same) == (0, record)
+
+
+def test_adopt_then_a_driver_change_reads_revalidate(tmp_path):
+    facts = ri.h200_facts()
+    inputs = ri.full_inputs(str(tmp_path / "tree"), facts)
+    evidence = {key: inputs[key] for key in ("allocations", "findings", "canary", "metrics", "slack", "configuration", "service_objectives", "rollback")}
+    # The facts of this play have no UUID for the GPU (sysfs only): map the canary's device by PCI address instead.
+    for devices in evidence["allocations"]["pods"][0]["devices"].values():
+        for device in devices:
+            device["id"] = device["pci_address"]
+    _stats, first = play(tmp_path, {"acceptance_record_evidence": evidence, "acceptance_record_versions": ri.VERSIONS})
+    assert (first["mode"], first["verdict"]["verdict"]) == ("full", "adopt")
+    _stats, later = play(tmp_path, {"acceptance_record_evidence": evidence, "acceptance_record_versions": dict(ri.VERSIONS, driver="590.10.01")})
+    assert later["verdict"]["verdict"] == "revalidate"
+    assert later["verdict"]["reasons"][-1]["message"] == (
+        "driver changed from 580.82.07 to 590.10.01 since the record that accepted this node (adopt): "
+        "repeat the acceptance procedure (canary, workload, rollback) on this node")
+    assert later["verdict"]["accepted"] == first["verdict"]["accepted"]
