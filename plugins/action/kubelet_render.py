@@ -31,7 +31,7 @@ class ActionModule(ActionBase):
         args = dict(self._task.args)
         reading = args.pop("reading", None)
         layout = {name: args.get(name, default) for name, default in LAYOUT_DEFAULTS.items()}
-        local = (self._play_context.check_mode and args.get("mode", "dropin") == "dropin"
+        local = (bool(self._task.check_mode) and args.get("mode", "dropin") == "dropin"
                  and args.get("state", "present") == "present" and render.matches(reading, layout))
         if not local:
             result.update(self._execute_module(module_name=MODULE, module_args=args, task_vars=task_vars))

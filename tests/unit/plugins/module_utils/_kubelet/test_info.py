@@ -13,7 +13,8 @@ from ansible_collections.gpusmith.numa_gate.plugins.modules import topology_fact
 from ansible_collections.gpusmith.numa_gate.tests.unit import shared_paths
 
 MAIN = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nsystemReserved:\n  memory: 512Mi\n"
-OTHER = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nmaxPods: 200\nstaticPodURLHeader:\n  Authorization: [Bearer s3cr3t-t0ken-value]\n"
+OTHER = ("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nmaxPods: 200\n"
+         "staticPodURLHeader:\n  Authorization: [Bearer s3cr3t-t0ken-value]\n")
 OURS = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncpuManagerPolicy: static\n"
 
 
