@@ -34,7 +34,7 @@ plan: venv
 facts: venv
 	$(BIN)/ansible-playbook -i inventories/demo playbooks/facts.yml
 
-test: unit doubles units sanity lint integration molecule
+test: unit doubles browser units sanity lint integration molecule
 
 unit: venv
 	$(BIN)/python -m pytest -q tests/unit
@@ -60,6 +60,12 @@ integration: venv $(SANITY_TREE)
 	# ansible-test passes no environment through; it reads this file as extra vars.
 	printf -- '---\nnuma_gate_shared: %s\n' "$(SHARED)" > $(SANITY_TREE)/tests/integration/integration_config.yml
 	cd $(SANITY_TREE) && $(CURDIR)/$(BIN)/ansible-test integration --local --python 3.11 --color no
+
+# The acceptance pages in a real headless Chromium (Debian's package; installed when missing, as root):
+# no console errors, no request but the page, one drawn element per NUMA node, core, GPU and NIC.
+browser: venv
+	bash tests/browser/ensure_chromium.sh
+	NUMA_GATE_REQUIRE_BROWSER=1 $(BIN)/python -m pytest -q -p no:cacheprovider tests/browser
 
 # Real systemd nodes in rootful podman; the image is built from Debian packages, never pulled.
 # default: the roles on two nodes; transition: enable.yml, rollback.yml and the stale-checkpoint

@@ -8,4 +8,5 @@ if [ "$(id -u)" -ne 0 ]; then
   echo "tests/browser needs chromium: run 'apt-get install -y chromium' as root" >&2
   exit 1
 fi
-DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium
+apt-get update -qq
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null

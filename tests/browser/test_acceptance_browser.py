@@ -26,6 +26,9 @@ from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._rec
 
 OUTPUT = pathlib.Path(__file__).resolve().parents[1] / "output" / "acceptance"
 CHROMIUM = cdp_pipe.find_chromium()
+# `make browser` installs Chromium first and sets NUMA_GATE_REQUIRE_BROWSER: there a missing browser is a failure, not a skip.
+if CHROMIUM is None and os.environ.get("NUMA_GATE_REQUIRE_BROWSER"):
+    raise RuntimeError("no chromium on PATH, and NUMA_GATE_REQUIRE_BROWSER is set (tests/browser/ensure_chromium.sh installs it)")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no chromium on PATH (tests/browser/ensure_chromium.sh installs Debian's package)")
 
 COUNTS = """JSON.stringify(Object.fromEntries(["numa-node", "core", "cpu", "gpu", "nic", "memory", "canary", "numa-unknown"].map(
