@@ -5,6 +5,7 @@ import os
 
 import pytest
 
+from ansible.module_utils import _internal as ansible_internal
 from ansible.module_utils.common import warnings as ansible_warnings
 from ansible.module_utils.testing import patch_module_args
 
@@ -56,8 +57,10 @@ SCENARIOS = {
 
 
 @pytest.fixture(autouse=True)
-def _no_leftover_warnings():
-    """AnsibleModule keeps warnings in a process-wide list: each in-process module run starts without them."""
+def _module_side(monkeypatch):
+    """Each in-process module run as on a target (as tests/unit/plugins/modules/conftest.py does): its warnings in
+    its result (importing controller code elsewhere flips ``is_controller``), none left from other tests."""
+    monkeypatch.setattr(ansible_internal, "is_controller", False)
     ansible_warnings._global_warnings.clear()  # pylint: disable=protected-access
     yield
     ansible_warnings._global_warnings.clear()  # pylint: disable=protected-access
