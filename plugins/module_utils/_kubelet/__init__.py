@@ -24,4 +24,7 @@ Public functions, by file (import the file itself, e.g. ``from ..._kubelet impor
   ``checkpoint_removal`` (``to_remove``, ``remove``): every checkpoint format, as the 1.37 kubelet reads it.
 - ``inventory`` (``kubelet_files``) and ``unit`` (``read_unit``, ``flags_from_argv``, ``kubelet_version``):
   how the kubelet is started and which files are its configuration.
+- ``info`` (``read``): the node's configuration as it is, in one reading (kubelet_config_info, and
+  topology_facts with ``kubelet_layout``); ``render`` (``dropin``, ``matches``, ``stale_messages``): the
+  check-mode render of the collection's drop-in on the controller from that reading.
 """
