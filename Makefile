@@ -29,7 +29,7 @@ $(COLLECTION_LINK):
 	ln -sfn ../../../.. $@
 
 plan: venv
-	$(BIN)/ansible-playbook -i inventories/demo playbooks/plan.yml
+	$(BIN)/ansible-playbook -i inventories/demo playbooks/plan.yml -e numa_gate_acceptance_record=true
 
 facts: venv
 	$(BIN)/ansible-playbook -i inventories/demo playbooks/facts.yml
