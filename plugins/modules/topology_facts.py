@@ -56,6 +56,27 @@ options:
       - One node round trip instead of two where a play needs both (the P(gpusmith.numa_gate.topology#role) role's
         C(topology_kubelet_layout), used by C(playbooks/plan.yml)). Left out, the kubelet's files are not read.
     type: dict
+    suboptions:
+      path:
+        description: The kubelet's main configuration file (C(--config)).
+        type: str
+        default: /var/lib/kubelet/config.yaml
+      config_dir:
+        description: The kubelet's drop-in directory (C(--config-dir)).
+        type: str
+        default: /etc/kubernetes/kubelet.conf.d
+      dropin_name:
+        description: File name of the drop-in this collection manages in O(kubelet_layout.config_dir).
+        type: str
+        default: 50-numa-gate.conf
+      kubelet_root_dir:
+        description: The kubelet's root directory, holding its checkpoints.
+        type: str
+        default: /var/lib/kubelet
+      root:
+        description: The folder the kubelet's paths are read in, as if it were C(/); paths never leave it.
+        type: path
+        default: /
 attributes:
   check_mode:
     description: Reads only; runs the same in check mode.

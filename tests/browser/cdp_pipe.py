@@ -63,7 +63,7 @@ class Browser:  # pylint: disable=too-many-instance-attributes
             left = deadline - time.monotonic()
             if left <= 0:
                 raise TimeoutError("no DevTools message from Chromium within %.0fs" % self.timeout)
-            ready, _, _ = select.select([self._from_child], [], [], left)
+            ready = select.select([self._from_child], [], [], left)[0]
             if ready:
                 chunk = os.read(self._from_child, 1 << 20)
                 if not chunk:

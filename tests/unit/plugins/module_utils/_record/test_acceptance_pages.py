@@ -86,8 +86,8 @@ def test_hostile_names_and_messages_are_text_not_markup(tmp_path):
     assert built["verdict"]["verdict"] == "defer"
     page = html.page(built)
     tags = parsed(page)
-    assert [t for t, _ in tags.tags if t in ("script", "img", "b", "iframe", "object", "link")] == []
-    assert not [attrs for _, attrs in tags.tags if any(key.startswith("on") for key in attrs)]
+    assert [t for t, _attrs in tags.tags if t in ("script", "img", "b", "iframe", "object", "link")] == []
+    assert not [attrs for _tag, attrs in tags.tags if any(key.startswith("on") for key in attrs)]
     text = "".join(tags.text)
     assert ri.HOSTILE_GPU_NAME in text and ri.HOSTILE_NIC_NAME in text and ri.HOSTILE_MESSAGE in text
     assert "&lt;script&gt;alert(&quot;gpu&quot;)&lt;/script&gt; &#x27;quoted&#x27;" in page
@@ -99,7 +99,7 @@ def test_hostile_names_and_messages_are_text_not_markup(tmp_path):
     assert "NVIDIA H200 &lt;script&gt;alert(&quot;gpu&quot;)&lt;/script&gt; &#x27;quoted&#x27;" in text_md
     index = html.fleet([built])
     index_tags = parsed(index)
-    assert [t for t, _ in index_tags.tags if t in ("script", "img", "b")] == []
+    assert [t for t, _attrs in index_tags.tags if t in ("script", "img", "b")] == []
     assert [attrs["href"] for tag, attrs in index_tags.tags if tag == "a"] == ["h200-vm%20%3Cb%3E/acceptance.html"]
 
 
@@ -107,7 +107,7 @@ def test_page_is_self_contained(tmp_path):
     facts = ri.h200_facts()
     page = html.page(record.build(facts, "h200-vm", ri.full_inputs(str(tmp_path), facts)))
     tags = parsed(page)
-    assert [t for t, _ in tags.tags if t in ("script", "link", "img", "iframe")] == []
+    assert [t for t, _attrs in tags.tags if t in ("script", "link", "img", "iframe")] == []
     assert [a["content"] for t, a in tags.tags if t == "meta" and a.get("http-equiv") == "Content-Security-Policy"] == [html.CSP]
     assert "http://" not in page.replace('xmlns="http://www.w3.org/2000/svg"', "") and "https://" not in page
     assert [a["data-verdict"] for t, a in tags.tags if a.get("data-verdict") and t == "span"] == ["adopt"]
