@@ -10,6 +10,8 @@ module: kube_node
 short_description: Cordon, drain or uncordon a Kubernetes node through the API, with kubectl's semantics
 version_added: 0.1.0
 author: GPU Smith (@gpusmith)
+extends_documentation_fragment:
+  - gpusmith.numa_gate.kube_api
 description:
   - Sets one node's scheduling state through the Kubernetes API from the controller, as C(kubectl cordon),
     C(kubectl drain) and C(kubectl uncordon) do (k8s.io/kubectl pkg/drain), without shelling out to kubectl.
@@ -30,23 +32,7 @@ description:
     only what it cordoned.
   - Idempotent. A cordoned node reports no change for O(state=cordoned); a cordoned node with nothing left to
     evict reports no change for O(state=drained); O(state=uncordoned) changes only an unschedulable node.
-requirements:
-  - The C(kubernetes) Python library on the controller.
 options:
-  kubeconfig:
-    description:
-      - The kubeconfig file on the controller. When not set, the C(kubernetes) library's default
-        (E(KUBECONFIG) or C(~/.kube/config)).
-    type: path
-  context:
-    description:
-      - The kubeconfig context to use; the file's current context when not set.
-    type: str
-  node:
-    description:
-      - The node's name in the cluster.
-    type: str
-    required: true
   state:
     description:
       - V(cordoned) marks the node unschedulable; V(drained) cordons it and evicts its pods; V(uncordoned)

@@ -10,6 +10,8 @@ module: kubelet_verify
 short_description: Verify a node's kubelet through the Kubernetes API - Ready and healthy for a window, /configz as expected
 version_added: 0.1.0
 author: GPU Smith (@gpusmith)
+extends_documentation_fragment:
+  - gpusmith.numa_gate.kube_api
 description:
   - Waits until the node is Ready and its kubelet healthy without a break for O(stable_s) seconds, within
     O(timeout), then reads the kubelet's C(/configz) and compares it with O(expect). Everything goes through the
@@ -26,23 +28,7 @@ description:
   - Runs as an action plugin on the controller and prints a progress line at every poll while it waits.
   - Fails with a message naming each setting that differs (expected, and what C(/configz) shows), or the node's
     last state (its Ready condition and what C(healthz) answered) when it did not become Ready and stable.
-requirements:
-  - The C(kubernetes) Python library on the controller.
 options:
-  kubeconfig:
-    description:
-      - The kubeconfig file on the controller. When not set, the C(kubernetes) library's default
-        (E(KUBECONFIG) or C(~/.kube/config)).
-    type: path
-  context:
-    description:
-      - The kubeconfig context to use; the file's current context when not set.
-    type: str
-  node:
-    description:
-      - The node's name in the cluster.
-    type: str
-    required: true
   expect:
     description:
       - KubeletConfiguration (v1beta1) fields C(/configz) must show, by value, for example C(cpuManagerPolicy),
