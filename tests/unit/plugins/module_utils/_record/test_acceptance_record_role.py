@@ -4,12 +4,22 @@ then a full record from evidence (adopt) and a later driver change read against 
 import json
 import os
 import subprocess
+import sys
 
 from ansible_collections.gpusmith.numa_gate.tests.unit import shared_paths
 from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._record import record_inputs as ri
 
-REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "..", "..", "..", ".."))
-VENV = os.path.join(REPO, ".venv", "bin")
+# The collection this test belongs to: ansible-test's copy (under .../ansible_collections/gpusmith/numa_gate),
+# or the checkout, which make links into .build/collections.
+HERE = os.path.abspath(__file__)
+if os.sep + "ansible_collections" + os.sep in HERE:
+    COLLECTIONS = HERE[:HERE.rindex(os.sep + "ansible_collections" + os.sep)]
+    REPO = os.path.join(COLLECTIONS, "ansible_collections", "gpusmith", "numa_gate")
+else:
+    REPO = os.path.abspath(os.path.join(os.path.dirname(HERE), "..", "..", "..", "..", ".."))
+    COLLECTIONS = os.path.join(REPO, ".build", "collections")
+# The Python running the tests has ansible-core: its bin folder has ansible-playbook.
+VENV = os.path.dirname(sys.executable)
 PLAY = """- hosts: localhost
   gather_facts: false
   roles:
@@ -27,7 +37,8 @@ def play(tmp_path, extra):
     playbook.write_text(PLAY.format(root=shared_paths.H200_VM))
     variables = tmp_path / "vars.json"
     variables.write_text(json.dumps(dict(extra, numa_gate_artifacts_dir=str(tmp_path / "artifacts"))))
-    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(REPO, "ansible.cfg"), ANSIBLE_STDOUT_CALLBACK="json", ANSIBLE_LOAD_CALLBACK_PLUGINS="1",
+    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(REPO, "ansible.cfg"), ANSIBLE_COLLECTIONS_PATH=COLLECTIONS,
+               ANSIBLE_STDOUT_CALLBACK="json", ANSIBLE_LOAD_CALLBACK_PLUGINS="1",
                ANSIBLE_LOCAL_TEMP=str(tmp_path / "ansible-tmp"), ANSIBLE_NOCOLOR="1")
     argv = [os.path.join(VENV, "ansible-playbook"), "-i", "localhost,", "-c", "local", str(playbook), "-e", "@%s" % variables,
             "-e", "ansible_python_interpreter=%s" % os.path.join(VENV, "python")]
