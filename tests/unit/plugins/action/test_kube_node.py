@@ -16,6 +16,7 @@ from ansible.errors import AnsibleActionFail
 from ansible.playbook.task import Task
 from ansible.utils.display import Display
 
+from ansible_collections.gpusmith.numa_gate.tests.unit import ansible_run
 from ansible_collections.gpusmith.numa_gate.plugins.action import kube_node as action_file
 from ansible_collections.gpusmith.numa_gate.plugins.modules import kube_node as module_file
 
@@ -25,7 +26,6 @@ if os.path.join(REPO, "tests", "doubles") not in sys.path:
 
 from apiserver import server  # noqa: E402 pylint: disable=wrong-import-position,import-error
 
-VENV = os.path.join(REPO, ".venv", "bin")
 
 
 @pytest.fixture(name="double")
@@ -44,11 +44,10 @@ def fixture_kubeconfig(double, tmp_path):
 
 def adhoc(module, args, tmp_path, check=False):
     """Run ``ansible localhost -m <module> -a <args>`` with the json callback: (rc, lines printed before the JSON, the host's result)."""
-    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(REPO, "ansible.cfg"), ANSIBLE_STDOUT_CALLBACK="json", ANSIBLE_LOAD_CALLBACK_PLUGINS="1",
-               ANSIBLE_LOCAL_TEMP=str(tmp_path / "ansible-tmp"), ANSIBLE_NOCOLOR="1")
-    argv = [os.path.join(VENV, "ansible"), "localhost", "-i", "localhost,", "-c", "local", "-m", module, "-a", args,
-            "-e", "ansible_python_interpreter=%s" % os.path.join(VENV, "python")] + (["--check"] if check else [])
-    done = subprocess.run(argv, cwd=REPO, env=env, capture_output=True, text=True, timeout=120, check=False)
+    env = ansible_run.environment(tmp_path)
+    argv = [os.path.join(ansible_run.BIN, "ansible"), "localhost", "-i", "localhost,", "-c", "local", "-m", module, "-a", args,
+            "-e", "ansible_python_interpreter=%s" % ansible_run.PYTHON] + (["--check"] if check else [])
+    done = subprocess.run(argv, cwd=ansible_run.REPO, env=env, capture_output=True, text=True, timeout=120, check=False)
     start = done.stdout.index("\n{") + 1 if not done.stdout.startswith("{") else 0
     lines, document = done.stdout[:start].splitlines(), json.loads(done.stdout[start:])
     return done.returncode, lines, document["plays"][0]["tasks"][0]["hosts"]["localhost"]
@@ -149,7 +148,7 @@ def test_the_module_file_documents_the_action_and_refuses_to_run_on_a_host(tmp_p
     assert module_file.ARGUMENT_SPEC == action_file.ARGUMENT_SPEC
     args = tmp_path / "args.json"
     args.write_text(json.dumps({"ANSIBLE_MODULE_ARGS": {"node": "n1", "state": "drained"}}))
-    done = subprocess.run([os.path.join(VENV, "python"), module_file.__file__, str(args)], capture_output=True, text=True, timeout=60, check=False)
+    done = subprocess.run([ansible_run.PYTHON, module_file.__file__, str(args)], capture_output=True, text=True, timeout=60, check=False)
     answer = json.loads(done.stdout)
     assert answer["failed"] is True
     assert answer["msg"] == ("gpusmith.numa_gate.kube_node runs as an action plugin on the controller; "

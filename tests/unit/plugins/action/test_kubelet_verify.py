@@ -16,6 +16,7 @@ import pytest
 
 from ansible.playbook.task import Task
 
+from ansible_collections.gpusmith.numa_gate.tests.unit import ansible_run
 from ansible_collections.gpusmith.numa_gate.plugins.action import kubelet_verify as action_file
 from ansible_collections.gpusmith.numa_gate.plugins.modules import kubelet_verify as module_file
 
@@ -25,7 +26,6 @@ if os.path.join(REPO, "tests", "doubles") not in sys.path:
 
 from apiserver import server  # noqa: E402 pylint: disable=wrong-import-position,import-error
 
-VENV = os.path.join(REPO, ".venv", "bin")
 CONFIGZ = {"kind": "KubeletConfiguration", "apiVersion": "kubelet.config.k8s.io/v1beta1", "cpuManagerPolicy": "static",
            "topologyManagerPolicy": "single-numa-node", "reservedMemory": [{"numaNode": 0, "limits": {"memory": "1024Mi"}}],
            "staticPodURL": "https://pods.example/list?token=s3cr3t-token-value",
@@ -77,13 +77,12 @@ def run_in_process(args, check_mode=False):
 
 
 def test_verify_through_ansible_prints_progress_and_returns_configz_masked(kubeconfig, tmp_path):
-    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(REPO, "ansible.cfg"), ANSIBLE_STDOUT_CALLBACK="json", ANSIBLE_LOAD_CALLBACK_PLUGINS="1",
-               ANSIBLE_LOCAL_TEMP=str(tmp_path / "ansible-tmp"), ANSIBLE_NOCOLOR="1")
+    env = ansible_run.environment(tmp_path)
     args = json.dumps({"kubeconfig": kubeconfig, "node": "n1", "stable_s": 2, "poll": 1, "timeout": 30,
                        "expect": {"cpuManagerPolicy": "static", "reservedMemory": [{"numaNode": 0, "limits": {"memory": "1Gi"}}]}})
-    argv = [os.path.join(VENV, "ansible"), "localhost", "-i", "localhost,", "-c", "local", "-m", "gpusmith.numa_gate.kubelet_verify",
-            "-a", args, "-e", "ansible_python_interpreter=%s" % os.path.join(VENV, "python")]
-    done = subprocess.run(argv, cwd=REPO, env=env, capture_output=True, text=True, timeout=120, check=False)
+    argv = [os.path.join(ansible_run.BIN, "ansible"), "localhost", "-i", "localhost,", "-c", "local", "-m", "gpusmith.numa_gate.kubelet_verify",
+            "-a", args, "-e", "ansible_python_interpreter=%s" % ansible_run.PYTHON]
+    done = subprocess.run(argv, cwd=ansible_run.REPO, env=env, capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stdout + done.stderr
     start = done.stdout.index("\n{") + 1
     lines = done.stdout[:start].splitlines()
@@ -131,6 +130,6 @@ def test_the_module_file_documents_the_action_and_refuses_to_run_on_a_host(tmp_p
     assert module_file.ARGUMENT_SPEC == action_file.ARGUMENT_SPEC
     args = tmp_path / "args.json"
     args.write_text(json.dumps({"ANSIBLE_MODULE_ARGS": {"node": "n1"}}))
-    done = subprocess.run([os.path.join(VENV, "python"), module_file.__file__, str(args)], capture_output=True, text=True, timeout=60, check=False)
+    done = subprocess.run([ansible_run.PYTHON, module_file.__file__, str(args)], capture_output=True, text=True, timeout=60, check=False)
     assert json.loads(done.stdout)["msg"] == ("gpusmith.numa_gate.kubelet_verify runs as an action plugin on the controller; "
                                               "this module file only holds its documentation")

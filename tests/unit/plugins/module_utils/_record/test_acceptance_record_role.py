@@ -4,22 +4,10 @@ then a full record from evidence (adopt) and a later driver change read against 
 import json
 import os
 import subprocess
-import sys
 
-from ansible_collections.gpusmith.numa_gate.tests.unit import shared_paths
+from ansible_collections.gpusmith.numa_gate.tests.unit import ansible_run, shared_paths
 from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._record import record_inputs as ri
 
-# The collection this test belongs to: ansible-test's copy (under .../ansible_collections/gpusmith/numa_gate),
-# or the checkout, which make links into .build/collections.
-HERE = os.path.abspath(__file__)
-if os.sep + "ansible_collections" + os.sep in HERE:
-    COLLECTIONS = HERE[:HERE.rindex(os.sep + "ansible_collections" + os.sep)]
-    REPO = os.path.join(COLLECTIONS, "ansible_collections", "gpusmith", "numa_gate")
-else:
-    REPO = os.path.abspath(os.path.join(os.path.dirname(HERE), "..", "..", "..", "..", ".."))
-    COLLECTIONS = os.path.join(REPO, ".build", "collections")
-# The Python running the tests has ansible-core: its bin folder has ansible-playbook.
-VENV = os.path.dirname(sys.executable)
 PLAY = """- hosts: localhost
   gather_facts: false
   roles:
@@ -37,12 +25,10 @@ def play(tmp_path, extra):
     playbook.write_text(PLAY.format(root=shared_paths.H200_VM))
     variables = tmp_path / "vars.json"
     variables.write_text(json.dumps(dict(extra, numa_gate_artifacts_dir=str(tmp_path / "artifacts"))))
-    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(REPO, "ansible.cfg"), ANSIBLE_COLLECTIONS_PATH=COLLECTIONS,
-               ANSIBLE_STDOUT_CALLBACK="json", ANSIBLE_LOAD_CALLBACK_PLUGINS="1",
-               ANSIBLE_LOCAL_TEMP=str(tmp_path / "ansible-tmp"), ANSIBLE_NOCOLOR="1")
-    argv = [os.path.join(VENV, "ansible-playbook"), "-i", "localhost,", "-c", "local", str(playbook), "-e", "@%s" % variables,
-            "-e", "ansible_python_interpreter=%s" % os.path.join(VENV, "python")]
-    done = subprocess.run(argv, cwd=REPO, env=env, capture_output=True, text=True, timeout=300, check=False)
+    env = ansible_run.environment(tmp_path)
+    argv = [os.path.join(ansible_run.BIN, "ansible-playbook"), "-i", "localhost,", "-c", "local", str(playbook), "-e", "@%s" % variables,
+            "-e", "ansible_python_interpreter=%s" % ansible_run.PYTHON]
+    done = subprocess.run(argv, cwd=ansible_run.REPO, env=env, capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     stats = json.loads(done.stdout[done.stdout.index("{"):])["stats"]["localhost"]
     record = json.loads((tmp_path / "artifacts" / "localhost" / "acceptance.json").read_text())
