@@ -27,7 +27,6 @@ if os.path.join(REPO, "tests", "doubles") not in sys.path:
 from apiserver import server  # noqa: E402 pylint: disable=wrong-import-position,import-error
 
 
-
 @pytest.fixture(name="double")
 def fixture_double():
     started = server.ApiServerDouble().start()
