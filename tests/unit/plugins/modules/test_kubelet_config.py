@@ -5,12 +5,10 @@ The root holds a kubelet main config and a drop-in directory; the machine comes 
 hostile-input tests (issue 7) check the sha256 of every file beside the root before and after.
 """
 
-import contextlib
 import copy
 import hashlib
 import json
 import os
-import signal
 import stat
 
 import pytest
@@ -18,6 +16,7 @@ import yaml
 
 from ansible.module_utils.testing import patch_module_args
 
+from ansible_collections.gpusmith.numa_gate.tests.unit.no_hang import no_hang
 from ansible_collections.gpusmith.numa_gate.plugins.modules import kubelet_config
 # The invalid configurations and the canary are shared with the validator's own tests.
 from ansible_collections.gpusmith.numa_gate.tests.unit.plugins import kubelet_cases as CASES
@@ -83,21 +82,6 @@ def outside_hashes(root):
             path = os.path.join(directory, name)
             found[path] = sha(path) if stat.S_ISREG(os.lstat(path).st_mode) else os.readlink(path)
     return found
-
-
-@contextlib.contextmanager
-def no_hang(seconds=10):
-    """Fail instead of hanging forever on a blocking open (a FIFO)."""
-    def expired(_signum, _frame):
-        raise TimeoutError("blocked for %d s" % seconds)
-
-    previous = signal.signal(signal.SIGALRM, expired)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def snapshot(root):

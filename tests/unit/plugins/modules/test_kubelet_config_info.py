@@ -1,15 +1,14 @@
 """The kubelet_config_info module, in-process, against a tmp_path root."""
 
-import contextlib
 import hashlib
 import json
 import os
-import signal
 
 import pytest
 
 from ansible.module_utils.testing import patch_module_args
 
+from ansible_collections.gpusmith.numa_gate.tests.unit.no_hang import no_hang
 from ansible_collections.gpusmith.numa_gate.plugins.modules import kubelet_config_info
 
 MAIN = (
@@ -79,21 +78,6 @@ def test_missing_main_file_is_reported(capsys, root):
 
 
 # ---- hostile input (issue 7) ----------------------------------------------------------
-
-
-@contextlib.contextmanager
-def no_hang(seconds=10):
-    """Fail instead of hanging forever on a blocking open (a FIFO)."""
-    def expired(_signum, _frame):
-        raise TimeoutError("blocked for %d s" % seconds)
-
-    previous = signal.signal(signal.SIGALRM, expired)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 @pytest.mark.parametrize("option", ["root", "path", "config_dir", "kubelet_root_dir", "dropin_name"])

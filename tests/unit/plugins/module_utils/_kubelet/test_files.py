@@ -4,15 +4,14 @@ Hostile trees are real: symlinks, FIFOs (os.mkfifo, each read under a SIGALRM ti
 outside the root whose sha256 is compared before and after (issue 7 rules 1, 3, 4, 6 and 8).
 """
 
-import contextlib
 import hashlib
 import os
-import signal
 import stat
 
 import pytest
 import yaml
 
+from ansible_collections.gpusmith.numa_gate.tests.unit.no_hang import no_hang
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _fileio
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import files
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import merge
@@ -27,21 +26,6 @@ OWN = "50-numa-gate.conf"
 
 def dump(doc):
     return yaml.safe_dump(doc, default_flow_style=False, sort_keys=False)
-
-
-@contextlib.contextmanager
-def no_hang(seconds=5):
-    """Fail instead of hanging: a blocking open of a FIFO would wait forever."""
-    def expired(_signum, _frame):
-        raise TimeoutError("blocked for %d s" % seconds)
-
-    previous = signal.signal(signal.SIGALRM, expired)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def hashes(top, skip):
@@ -203,11 +187,11 @@ def test_fifo_dropin_is_refused_by_name_without_blocking(tree, tmp_path):
     root, _outside = tree
     os.mkfifo(root / DROPINS / "10-fifo.conf")
     before = hashes(tmp_path, None)
-    with no_hang():
+    with no_hang(5):
         with pytest.raises(_fileio.FileIOError) as err:
             layout(root)
     assert str(err.value) == "%s is a FIFO, not a regular file; not read" % (root / DROPINS / "10-fifo.conf")
-    with no_hang():
+    with no_hang(5):
         tolerant = layout(root, tolerant=True)
     assert tolerant.skipped == [str(err.value)]
     assert hashes(tmp_path, None) == before
@@ -217,7 +201,7 @@ def test_fifo_main_file_is_refused_by_name_without_blocking(tree):
     root, _outside = tree
     os.unlink(root / MAIN)
     os.mkfifo(root / MAIN)
-    with no_hang():
+    with no_hang(5):
         with pytest.raises(_fileio.FileIOError) as err:
             layout(root)
     assert str(err.value) == "%s is a FIFO, not a regular file; not read" % (root / MAIN)
@@ -227,7 +211,7 @@ def test_fifo_own_dropin_is_refused_for_present_and_absent(tree):
     root, _outside = tree
     os.mkfifo(root / DROPINS / OWN)
     for tolerant in (False, True):
-        with no_hang():
+        with no_hang(5):
             with pytest.raises(_fileio.FileIOError) as err:
                 layout(root, tolerant=tolerant)
         assert str(err.value) == "%s is a FIFO, not a regular file; not read" % (root / DROPINS / OWN)
