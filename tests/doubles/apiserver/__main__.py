@@ -25,8 +25,10 @@ def main():
     parser = argparse.ArgumentParser(description="API server test double (not kube-apiserver)")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--kubeconfig")
+    parser.add_argument("--audit-log", help="append one JSON line per request to this file")
+    parser.add_argument("--controllers", action="store_true", help="replace a ReplicaSet's deleted pods, as its controller and the scheduler would")
     args = parser.parse_args()
-    double = ApiServerDouble().start(port=args.port)
+    double = ApiServerDouble(controllers=args.controllers, audit_log=args.audit_log).start(port=args.port)
     if args.kubeconfig:
         double.write_kubeconfig(args.kubeconfig)
     print(double.url, flush=True)

@@ -7,13 +7,15 @@ this Python API, write a kubeconfig for the real clients (kubectl, the ``kuberne
 client, kubernetes.core modules) and read its objects back to assert. Plain HTTP, no
 authentication: the kubeconfig says ``server: http://127.0.0.1:<port>``. What each behaviour
 copies from the real API server is written in the docstring of the module that implements it
-(status, store, eviction, selection, patch, discovery, tables, proxy, watch, handler).
+(status, store, eviction, selection, patch, discovery, tables, proxy, watch, handler, audit).
+``controllers=True`` adds what the ReplicaSet controller and the scheduler would do (controllers.py).
 """
 
 import http.server
 import threading
 
-from apiserver import handler, objects
+from apiserver import audit, handler, objects
+from apiserver import controllers as replicaset_controller
 from apiserver import status as api_status
 from apiserver import store as api_store
 
@@ -46,10 +48,12 @@ class _Server(http.server.ThreadingHTTPServer):
 class ApiServerDouble:
     """The double: an HTTP server thread over an in-memory store (see the module docstring)."""
 
-    def __init__(self):
+    def __init__(self, controllers=False, audit_log=None):
         self.store = api_store.Store()
         self.kubelets = {}
-        self.requests = []
+        self.requests = audit.RequestLog(audit_log)
+        self.controllers = controllers
+        self._replicasets = None
         self._httpd = None
         self._thread = None
         for namespace in ("default", "kube-system"):
@@ -62,10 +66,15 @@ class ApiServerDouble:
         self._httpd.double = self
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         self._thread.start()
+        if self.controllers:
+            self._replicasets = replicaset_controller.ReplicaSetController(self.store).start()
         return self
 
     def stop(self):
         """Stop serving and close the socket."""
+        if self._replicasets is not None:
+            self._replicasets.stop()
+            self._replicasets = None
         if self._httpd is not None:
             self._httpd.shutdown()
             self._httpd.server_close()

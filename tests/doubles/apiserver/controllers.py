@@ -1,0 +1,125 @@
+# Copyright: (c) 2026, GPU Smith
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""What kube-controller-manager's ReplicaSet controller and kube-scheduler would do, for a double that has neither.
+
+Off unless asked for (``--controllers`` on the command line, ``ApiServerDouble(controllers=True)``):
+tests of the API itself see only what clients did. With it, a drain behaves as on a cluster: a
+ReplicaSet's evicted pod comes back on another node, so a PodDisruptionBudget over a Deployment's
+pods spread on two nodes lets both nodes drain one after the other.
+
+- ReplicaSet controller (pkg/controller/replicaset/replica_set.go ``manageReplicas``): when a pod
+  it owns is deleted and fewer live pods than ``spec.replicas`` remain, it creates one from the
+  pod template with a generated name (``<replicaset>-`` and five characters of
+  apiserver/pkg/storage/names SimpleNameGenerator's alphabet) and a controller ownerReference.
+  The double copies the deleted pod's spec, which is what the template gave it.
+- Scheduler (pkg/scheduler/framework/plugins/nodeunschedulable and the Ready filter of the node
+  lifecycle taints): only a Ready node that is not ``spec.unschedulable``; among those the one
+  with the fewest pods (NodeResourcesBalancedAllocation's effect for equal pods), then by name.
+  With none, the pod stays Pending with ``PodScheduled`` False, reason ``Unschedulable``.
+- The kubelet then starts it: the double marks a placed pod Running and Ready at once.
+"""
+
+import copy
+import random
+import threading
+
+from apiserver import objects
+from apiserver import status as api_status
+from apiserver import store as api_store
+
+NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+
+
+def _controller_ref(pod):
+    for ref in pod["metadata"].get("ownerReferences") or []:
+        if ref.get("controller"):
+            return ref
+    return None
+
+
+def _ready(node):
+    return any(c.get("type") == "Ready" and c.get("status") == "True" for c in node.get("status", {}).get("conditions") or [])
+
+
+def pick_node(nodes, pods):
+    """The scheduler's choice for one pod: a Ready, schedulable node with the fewest pods; None if none fits."""
+    load = {}
+    for pod in pods:
+        name = pod["spec"].get("nodeName")
+        if name:
+            load[name] = load.get(name, 0) + 1
+    fits = [n["metadata"]["name"] for n in nodes if _ready(n) and not n.get("spec", {}).get("unschedulable")]
+    return min(fits, key=lambda name: (load.get(name, 0), name)) if fits else None
+
+
+def replacement(deleted, node_name, suffix, total_nodes):
+    """The pod the ReplicaSet controller creates for ``deleted``, placed on ``node_name`` (None: unschedulable)."""
+    meta = deleted["metadata"]
+    ref = _controller_ref(deleted)
+    now = api_store.timestamp()
+    pod = objects.pod("%s-%s" % (ref["name"], suffix), meta["namespace"], now, node_name=node_name, labels=meta.get("labels"),
+                      ready=node_name is not None, phase="Running" if node_name else "Pending")
+    spec = copy.deepcopy(deleted["spec"])
+    spec.pop("nodeName", None)
+    if node_name:
+        spec["nodeName"] = node_name
+    pod["spec"] = spec
+    pod["metadata"]["ownerReferences"] = [copy.deepcopy(ref)]
+    pod["metadata"]["generateName"] = "%s-" % ref["name"]
+    if not node_name:
+        pod["status"] = {"phase": "Pending", "qosClass": deleted.get("status", {}).get("qosClass", "BestEffort"), "conditions": [{
+            "type": "PodScheduled", "status": "False", "reason": "Unschedulable", "lastProbeTime": None, "lastTransitionTime": now,
+            "message": "0/%d nodes are available: %d node(s) were unschedulable or not ready." % (total_nodes, total_nodes)}]}
+    return pod
+
+
+class ReplicaSetController:
+    """A thread following the store's event log and replacing a ReplicaSet's deleted pods."""
+
+    def __init__(self, store, rng=None):
+        self.store = store
+        self.rng = rng or random.Random()
+        self.created = []
+        self._seen = len(store.events)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def start(self):
+        """Start following the event log."""
+        self._thread.start()
+        return self
+
+    def stop(self):
+        """Stop, and wait for the thread."""
+        self._stop.set()
+        with self.store.cond:
+            self.store.cond.notify_all()
+        self._thread.join(timeout=5)
+
+    def _run(self):
+        while not self._stop.is_set():
+            with self.store.cond:
+                if self._seen >= len(self.store.events):
+                    self.store.cond.wait(timeout=0.2)
+                events, self._seen = self.store.events[self._seen:], len(self.store.events)
+                for dummy, resource, event, obj in events:
+                    if resource == "pods" and event == "DELETED":
+                        self._replace(obj)
+
+    def _replace(self, deleted):
+        ref = _controller_ref(deleted)
+        if not ref or ref.get("kind") != "ReplicaSet":
+            return
+        namespace = deleted["metadata"]["namespace"]
+        try:
+            owner = self.store.get("replicasets", namespace, ref["name"])
+        except api_status.ApiError:
+            return
+        pods = self.store.list("pods")[0]
+        live = [p for p in pods if (_controller_ref(p) or {}).get("uid") == owner["metadata"]["uid"] and not p["metadata"].get("deletionTimestamp")]
+        if len(live) >= int(owner["spec"].get("replicas", 1)):
+            return
+        nodes = self.store.list("nodes")[0]
+        suffix = "".join(self.rng.choice(NAME_ALPHABET) for dummy in range(5))
+        created = self.store.create("pods", replacement(deleted, pick_node(nodes, pods), suffix, len(nodes)))
+        self.created.append("%s/%s" % (namespace, created["metadata"]["name"]))
