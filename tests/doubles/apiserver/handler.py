@@ -153,6 +153,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
             obj.setdefault("metadata", {})
             if namespace is not None:
                 obj["metadata"]["namespace"] = namespace
+            if resource == "pods":
+                # podStrategy.PrepareForCreate (pkg/registry/core/pod/strategy.go): a new pod's status is
+                # reset to Pending with its QoS class; only the kubelet fills it in later, through /status.
+                obj["status"] = {"phase": "Pending", "qosClass": objects.qos_class(obj.get("spec") or {})}
             return 201, store.create(resource, obj)
         if self.command != "GET":
             raise api_status.method_not_supported(resource, self.command.lower(), api_store.RESOURCES[resource][0])

@@ -123,3 +123,23 @@ def pdb(name, namespace, match_labels, min_available=None, max_unavailable=None)
         spec["maxUnavailable"] = max_unavailable
     return {"kind": "PodDisruptionBudget", "apiVersion": "policy/v1",
             "metadata": {"name": name, "namespace": namespace, "generation": 1}, "spec": spec, "status": {}}
+
+
+def qos_class(spec):
+    """The pod's QoS class as pkg/apis/core/helper/qos GetPodQOS decides it for cpu and memory: BestEffort
+    with no requests or limits anywhere; Guaranteed when every container limits both, with requests equal
+    to the limits (a missing request defaults to the limit); Burstable otherwise. With pod-level
+    ``spec.resources`` (PodLevelResources) those alone decide. Quantities are compared as written."""
+    def requests_limits(resources):
+        limits = {k: v for k, v in (resources.get("limits") or {}).items() if k in ("cpu", "memory")}
+        requests = {k: v for k, v in (resources.get("requests") or {}).items() if k in ("cpu", "memory")}
+        return requests, limits
+
+    if spec.get("resources"):
+        sets = [requests_limits(spec["resources"])]
+    else:
+        sets = [requests_limits(c.get("resources") or {}) for c in list(spec.get("initContainers") or []) + list(spec.get("containers") or [])]
+    if not any(requests or limits for requests, limits in sets):
+        return "BestEffort"
+    guaranteed = all(set(limits) == {"cpu", "memory"} and all(requests.get(k, v) == v for k, v in limits.items()) for requests, limits in sets)
+    return "Guaranteed" if guaranteed else "Burstable"
