@@ -1,0 +1,288 @@
+#!/usr/bin/python
+# Copyright: (c) 2026, GPU Smith
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+---
+module: transition_info
+short_description: Read a node's transition record (steps, durations, backups, sha256 before and after)
+version_added: 0.1.0
+author: GPU Smith (@gpusmith)
+description:
+  - Reads one transition of the node (enable or rollback) from C(<state_dir>/transitions/<id>/), its journal and its
+    backups, and returns its record, the document the C(kubelet_transition) role keeps as
+    C(<artifacts>/<host>/transition-<id>.json).
+  - The record has each step in journal order with its start and end times, its duration, its outcome and what it
+    recorded, and each file the transition touched with its backup, the sha256 of what the file held before (from the
+    backup's record) and of what it holds now.
+  - Read-only. Nothing under O(state_dir) is read through a symlink that leads out of it, and node files are never
+    opened through a symlink (a symlink's own target text is what its sha256 is taken of, as its backup keeps it).
+options:
+  root:
+    description: Where the node's file system is; V(/) on a node, a copy of it in tests. Paths never leave it.
+    type: path
+    default: /
+  state_dir:
+    description: The collection's state folder on the node.
+    type: path
+    default: /var/lib/numa-gate
+  transition:
+    description:
+      - The transition's id.
+      - Default is the open transition, else the one whose journal ends last.
+    type: str
+  node:
+    description: The node's name to put in the record (the Kubernetes node name). Default is the host's name.
+    type: str
+  target:
+    description:
+      - The transition's target, put in the record only when the node does not say it (the open transition's pointer,
+        or a C(decide) event that recorded C(target)).
+    type: str
+    choices: [enable, rollback]
+attributes:
+  check_mode:
+    description: Reads only; the same in check mode.
+    support: full
+  diff_mode:
+    description: Reads only; there is no diff.
+    support: none
+"""
+
+EXAMPLES = r"""
+- name: Read the last transition of this node
+  gpusmith.numa_gate.transition_info:
+  register: last
+
+- name: Read one transition, naming the node and its target
+  gpusmith.numa_gate.transition_info:
+    transition: 20261201T090000Z
+    node: gpu-node-1
+    target: enable
+  register: transition
+
+- name: Show how long the drain took
+  ansible.builtin.debug:
+    msg: "{{ transition.record.steps | selectattr('step', 'eq', 'drain') | map(attribute='duration_s') | list }}"
+"""
+
+RETURN = r"""
+found:
+  description: Whether the transition was found (false when the node has no transition, or none of that id).
+  returned: always
+  type: bool
+transition:
+  description: The id of the transition read, or null when none was found.
+  returned: always
+  type: str
+record:
+  description: The transition record (schema_version 1), or null when none was found.
+  returned: always
+  type: dict
+  contains:
+    schema_version:
+      description: The record's format, V(1).
+      type: int
+    transition:
+      description: The transition's id.
+      type: str
+    target:
+      description: V(enable) or V(rollback), or null when nothing says.
+      type: str
+    target_source:
+      description: Where the target was read, V(open transition), V(journal) or V(caller), or null.
+      type: str
+    node:
+      description: The node's name.
+      type: str
+    open:
+      description: Whether the transition is still open on the node.
+      type: bool
+    opened:
+      description: The time of the journal's first event (UTC), or null for an empty journal.
+      type: str
+    closed:
+      description: The time of the journal's last event when the transition is closed, else null.
+      type: str
+    duration_s:
+      description: Seconds from RV(record.opened) to RV(record.closed), or null while open.
+      type: float
+    outcome:
+      description:
+        - V(converged) (closed, no step failed), V(restored) (closed after putting the node back), V(failed-closed)
+          (closed after a failed drain, the kubelet untouched), V(failed-open) (still open, a run killed or a restore that failed).
+      type: str
+    failed_steps:
+      description: The steps whose outcome was V(failed), in order.
+      type: list
+      elements: str
+    in_progress:
+      description: The step that started last and never finished, while the transition is open.
+      type: str
+    steps:
+      description:
+        - Each run of a step in journal order (C(step), C(started), C(finished), C(duration_s), C(outcome),
+          C(start_recorded), C(details), C(details_at_start)).
+      type: list
+      elements: dict
+    files:
+      description:
+        - Each file the transition touched (C(path), C(backup), C(recorded), C(sha256_before), C(sha256_after), C(changed),
+          C(original), C(problem)).
+      type: list
+      elements: dict
+    notes:
+      description: What reading the journal noticed, such as a last line a kill cut short.
+      type: list
+      elements: str
+"""
+
+import hashlib
+import os
+import stat
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _errors, _fileio
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_state import atomic, backups, journal, transitions
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import record
+
+
+def _inside(path, folder):
+    return os.path.commonpath([path, folder]) == folder
+
+
+def _node_path(real_root, real):
+    """The node path of ``real`` (a path under the resolved root)."""
+    return real if real_root == "/" else "/" + os.path.relpath(real, real_root)
+
+
+def _folder(root, state_dir, transition_id):
+    folder = transitions.folder(root, state_dir, transition_id)
+    if not _inside(os.path.dirname(folder), _fileio.resolve_within(root, state_dir)):
+        raise atomic.NodeStateError("%s/transitions leads out of %s (a symlink); not read" % (state_dir, state_dir))
+    if os.path.islink(folder):
+        raise atomic.NodeStateError("%s/transitions/%s is a symlink; not read" % (state_dir, transition_id))
+    return folder
+
+
+def _last(root, state_dir):
+    """The open transition's id, else the one whose journal ends last (by time, then by name), else None."""
+    pointer = transitions.current(root, state_dir)
+    if pointer is not None:
+        return pointer["id"]
+    parent = _fileio.resolve_within(root, os.path.join(state_dir, "transitions"))
+    best_key, best = None, None
+    for name in sorted(os.listdir(parent)) if os.path.isdir(parent) else []:
+        path = os.path.join(parent, name)
+        if name == transitions.CURRENT or os.path.islink(path) or not os.path.isdir(path):
+            continue
+        try:
+            entries, _notes = journal.read(transitions.journal_path(root, state_dir, name))
+        except (atomic.NodeStateError, _fileio.FileIOError):
+            entries = []
+        moment = record.event_time(entries[-1]["at"]) if entries else None
+        key = (moment.timestamp() if moment else float("-inf"), name)
+        if best_key is None or key > best_key:
+            best_key, best = key, name
+    return best
+
+
+def _sha_now(real):
+    """(sha256, problem) of what is at ``real`` now: a file's bytes, a symlink's target text, None when absent."""
+    try:
+        info = os.lstat(real)
+    except FileNotFoundError:
+        return None, None
+    if stat.S_ISLNK(info.st_mode):
+        return hashlib.sha256(os.fsencode(os.readlink(real))).hexdigest(), None
+    try:
+        return hashlib.sha256(_fileio.read_regular(real, backups.BACKUP_READ_LIMIT)).hexdigest(), None
+    except _fileio.FileIOError as exc:
+        return None, str(exc)
+
+
+def _kept(root, state_real, backup):
+    """(record of the backup, problem): its ``.meta``, or the copy's own sha256 when it has none."""
+    copy = _fileio.resolve_within(root, backup, follow_last=False)
+    if not _inside(copy, state_real):
+        return None, "backup %s lies outside the state folder; not read" % backup
+    if not os.path.lexists(copy):
+        return None, "backup %s is missing" % backup
+    try:
+        kept = backups.read_record(copy)
+        if kept is None:
+            data = _fileio.read_regular(copy, backups.BACKUP_READ_LIMIT)
+            return {"sha256": hashlib.sha256(data).hexdigest()}, "backup %s has no record; sha256_before is its copy's" % backup
+    except (atomic.NodeStateError, _fileio.FileIOError) as exc:
+        return None, str(exc)
+    return kept, None
+
+
+def _unrecorded(real_root, folder, recorded):
+    """Backups in the transition's folder that no journal event names (a step killed before it recorded them)."""
+    found = {}
+    kept_dir = os.path.join(folder, "backups")
+    if os.path.islink(kept_dir) or not os.path.isdir(kept_dir):
+        return []
+    for name in sorted(os.listdir(kept_dir)):
+        if not name.endswith(backups.BACKUP_SUFFIX):
+            continue
+        copy = os.path.join(kept_dir, name)
+        try:
+            kept = backups.read_record(copy) or {}
+        except (atomic.NodeStateError, _fileio.FileIOError):
+            continue
+        original = kept.get("path")
+        if not isinstance(original, str) or (real_root != "/" and not _inside(original, real_root)):
+            continue
+        path = _node_path(real_root, original)
+        if path not in recorded and path not in found:
+            found[path] = {"path": path, "backup": _node_path(real_root, copy), "recorded": False}
+    return list(found.values())
+
+
+def _files(root, state_dir, folder, entries):
+    real_root = os.path.realpath(root)
+    state_real = _fileio.resolve_within(root, state_dir)
+    touched = [dict(item, recorded=True) for item in journal.recorded_files(entries)]
+    touched += _unrecorded(real_root, folder, {item["path"] for item in touched})
+    files = []
+    for item in touched:
+        kept, problem = _kept(root, state_real, item["backup"]) if item["backup"] else (None, None)
+        sha_now, now_problem = _sha_now(_fileio.resolve_within(root, item["path"], follow_last=False))
+        files.append(dict(item, kept=kept, sha256_now=sha_now, problem="; ".join(p for p in (problem, now_problem) if p) or None))
+    return files
+
+
+def run(module):
+    params = module.params
+    root, state_dir = params["root"], params["state_dir"]
+    transition_id = params["transition"] or _last(root, state_dir)
+    folder = _folder(root, state_dir, transition_id) if transition_id else None
+    if folder is None or not os.path.isdir(folder):
+        module.exit_json(changed=False, found=False, transition=None, record=None)
+    entries, notes = journal.read(os.path.join(folder, journal.JOURNAL))
+    built = record.build(transition_id, entries, _files(root, state_dir, folder, entries), pointer=transitions.current(root, state_dir),
+                         node=params["node"] or os.uname().nodename, target=params["target"], notes=notes)
+    module.exit_json(changed=False, found=True, transition=transition_id, record=built)
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            root=dict(type="path", default="/"),
+            state_dir=dict(type="path", default="/var/lib/numa-gate"),
+            transition=dict(type="str"),
+            node=dict(type="str"),
+            target=dict(type="str", choices=["enable", "rollback"]),
+        ),
+        supports_check_mode=True,
+    )
+    _errors.run_module(module, run, root=module.params["root"])
+
+
+if __name__ == "__main__":
+    main()
