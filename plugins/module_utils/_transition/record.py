@@ -15,22 +15,32 @@ record").
 from __future__ import annotations
 
 import datetime
+import re
 
 SCHEMA_VERSION = 1
 OUTCOMES = ("converged", "restored", "failed-closed", "failed-open")
 TARGETS = ("enable", "rollback")
+_TIME = re.compile(r"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})?")
 
 
 def event_time(at):
-    """The journal time ``at`` (``2026-12-01T09:00:00.250000Z`` or without the fraction) as an aware datetime, or None."""
-    if not isinstance(at, str):
+    """The journal time ``at`` (``2026-12-01T09:00:00.250000Z``, any fraction or none, ``Z`` or an offset) as an aware datetime, or None.
+
+    Parsed by hand rather than with ``fromisoformat``, which before Python 3.11 takes neither ``Z`` nor a fraction of other than 3 or 6 digits.
+    """
+    match = _TIME.fullmatch(at) if isinstance(at, str) else None
+    if match is None:
         return None
-    text = at[:-1] + "+00:00" if at.endswith("Z") else at
+    whole, fraction, zone = match.groups()
     try:
-        moment = datetime.datetime.fromisoformat(text)
+        moment = datetime.datetime.strptime(whole, "%Y-%m-%dT%H:%M:%S")
     except ValueError:
         return None
-    return moment if moment.tzinfo else moment.replace(tzinfo=datetime.timezone.utc)
+    offset = datetime.timedelta(0)
+    if zone and zone != "Z":
+        offset = datetime.timedelta(hours=int(zone[1:3]), minutes=int(zone[4:6])) * (1 if zone[0] == "+" else -1)
+    micro = int(round(float("0" + fraction) * 1000000)) if fraction else 0
+    return (moment + datetime.timedelta(microseconds=micro)).replace(tzinfo=datetime.timezone(offset))
 
 
 def _seconds(start, end):

@@ -228,7 +228,11 @@ def test_event_time():
     assert record.event_time("2026-12-01T09:00:01.250000Z").isoformat() == "2026-12-01T09:00:01.250000+00:00"
     assert record.event_time("2026-12-01T09:00:01Z").isoformat() == "2026-12-01T09:00:01+00:00"
     assert record.event_time("2026-12-01T09:00:01").isoformat() == "2026-12-01T09:00:01+00:00"
-    assert record.event_time("yesterday") is None and record.event_time(None) is None
+    assert record.event_time("2026-12-01T09:00:01.5Z").isoformat() == "2026-12-01T09:00:01.500000+00:00"
+    assert record.event_time("2026-12-01T09:00:01.123456789Z").isoformat() == "2026-12-01T09:00:01.123457+00:00"
+    assert record.event_time("2026-12-01T11:00:01+02:00") == record.event_time("2026-12-01T09:00:01Z")
+    for bad in ("yesterday", None, "2026-12-01T09:00:01Z\n", "2026-13-01T09:00:01Z", "2026-12-01 09:00:01"):
+        assert record.event_time(bad) is None, bad
     bad = [{"step": "stop", "event": "started", "at": "soon"}, {"step": "stop", "event": "finished", "at": "2026-12-01T09:00:01Z", "outcome": "ok"}]
     assert record.build("t6", bad, [])["steps"][0]["duration_s"] is None
 
