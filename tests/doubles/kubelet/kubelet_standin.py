@@ -96,6 +96,14 @@ Each behaviour, and the kubelet source it copies (kubernetes/kubernetes, read at
   first) written to `entries`; under the Static memory policy its `memory` becomes a block on that
   NUMA node (machine state reserved/free/numberOfAssignments/cells updated as policy_static.go
   Allocate/RemoveContainer do). A removed file releases them.
+- Pods from the API (`--admit-api-pods`, a stand-in flag, with `--api-server`): the pods bound to
+  the node are admitted at pod scope with pod-level resources, allocated, given a status through the
+  API, and released when deleted (standin_pods.py, standin_admission.py, beside this file; imported
+  only with that flag, so this file alone still runs the rest). `--bind-pods` also binds the pending
+  pods whose nodeSelector names this node (standin_binder.py: no kube-scheduler runs in the tests).
+  `--node-labels k=v,...` labels the node when it registers (cmd/kubelet/app/options NodeLabels).
+  With PodLevelResourceManagers the checkpoints' `data` carry `podEntries` (the pods' CPU sets and
+  memory blocks), counted in the start checks (policy_static.go validateState of both managers).
 - HTTP (plain HTTP, the real kubelet serves TLS on its port): healthzBindAddress:healthzPort
   `/healthz` -> `ok` (pkg/kubelet/server/server.go); address:port `/healthz`, `/configz`
   (`{"kubeletconfig": {... "kind": "KubeletConfiguration", "apiVersion":
@@ -829,11 +837,13 @@ def read_cpu_checkpoint(text):
     raise CheckpointError(CORRUPT)
 
 
-def write_cpu_checkpoint(policy, default, entries, legacy_checksum=True):
-    """cpu_manager_state in the 1.37 V4 format (bytes)."""
+def write_cpu_checkpoint(policy, default, entries, legacy_checksum=True, pod_entries=None):
+    """cpu_manager_state in the 1.37 V4 format (bytes); pod_entries (uid -> cpuset text) only in `data`."""
     inner = {"policyName": policy, "defaultCpuSet": default}
     if entries:
         inner["entries"] = sorted_map({pod: sorted_map(c) for pod, c in entries.items()})
+    if pod_entries:
+        inner["podEntries"] = sorted_map({uid: {"cpuSet": cpus} for uid, cpus in pod_entries.items()})
     data = go_json(inner)
     top = {"policyName": policy, "defaultCpuSet": default}
     if entries:
@@ -890,7 +900,7 @@ def memory_legacy_checksum(policy, machine_state, entries):
 
 
 def read_memory_checkpoint(text):
-    """loadAndMigrateCheckpointV3: (policy, machineState JSON, entries JSON, format)."""
+    """loadAndMigrateCheckpointV3: (policy, machineState JSON, entries JSON, format, pod entries uid -> blocks)."""
     top = load_json_object(text)
     data, dchecksum = as_string(top, "data"), as_uint(top, "dataChecksum")
     try:
@@ -902,7 +912,8 @@ def read_memory_checkpoint(text):
             raise CheckpointError("failed to deserialize memory manager checkpoint data: %s" % err)
         if dchecksum != data_checksum(data):
             raise CheckpointError(CORRUPT)
-        return as_string(inner, "policyName"), as_map(inner, "machineState") or {}, as_map(inner, "entries") or {}, "v3"
+        pods = {uid: field(e or {}, "memoryBlocks")[1] or [] for uid, e in (as_map(inner, "podEntries") or {}).items()}
+        return as_string(inner, "policyName"), as_map(inner, "machineState") or {}, as_map(inner, "entries") or {}, "v3", pods
     except CheckpointError as err:
         if data or dchecksum:
             raise CheckpointError("could not load v3 checkpoint: %s" % err)
@@ -915,9 +926,9 @@ def read_memory_checkpoint(text):
         v2 = {"PolicyName": policy, "MachineState": memory_state_value(machine_state), "Entries": memory_entries_value(entries),
               "PodEntries": pod_value, "Checksum": 0}
         if checksum == checksum_of(v2, MEMORY_V2):
-            return policy, machine_state or {}, entries or {}, "v2"
+            return policy, machine_state or {}, entries or {}, "v2", {}
     if checksum == 0 or checksum == memory_legacy_checksum(policy, machine_state, entries):
-        return policy, machine_state or {}, entries or {}, "v1"
+        return policy, machine_state or {}, entries or {}, "v1", {}
     raise CheckpointError(CORRUPT)
 
 
@@ -929,13 +940,15 @@ def machine_state_json(state):
                        for nid, node in state.items()})
 
 
-def write_memory_checkpoint(policy, machine_state, entries):
-    """memory_manager_state in the 1.37 V3 format (bytes)."""
+def write_memory_checkpoint(policy, machine_state, entries, pod_entries=None):
+    """memory_manager_state in the 1.37 V3 format (bytes); pod_entries (uid -> blocks) only in `data`."""
     ms = machine_state_json(machine_state)
     inner = {"policyName": policy, "machineState": ms}
     ent = sorted_map({pod: sorted_map(c) for pod, c in entries.items()}) if entries else None
     if ent:
         inner["entries"] = ent
+    if pod_entries:
+        inner["podEntries"] = sorted_map({uid: {"memoryBlocks": blocks} for uid, blocks in pod_entries.items()})
     data = go_json(inner)
     top = {"policyName": policy, "machineState": ms}
     if ent:
@@ -982,7 +995,7 @@ class CPUState(object):
         if self.policy not in ("none", "static"):
             raise Refusal('failed to run Kubelet: unknown policy: "%s"' % self.policy)
         self.reserved = cpu_reservation(config, machine) if self.policy == "static" else set()
-        self.default, self.entries, self.dirty = set(), {}, False
+        self.default, self.entries, self.pod_entries, self.dirty = set(), {}, {}, False
         self.pinning_requests = 0
 
     def start(self):
@@ -995,7 +1008,7 @@ class CPUState(object):
             self.dirty = True
         else:
             try:
-                policy, default, entries, _pods, _fmt = read_cpu_checkpoint(text)
+                policy, default, entries, pods, _fmt = read_cpu_checkpoint(text)
                 if policy != self.policy:
                     raise CheckpointError("configured policy %s differs from state checkpoint policy %s" % (go_quote(self.policy), go_quote(policy)))
                 try:
@@ -1009,6 +1022,11 @@ class CPUState(object):
                         except ValueError as err:
                             raise CheckpointError("could not parse cpuset %s for container %s in pod %s: "
                                                   "%s" % (go_quote(cpus), go_quote(name), go_quote(pod), err))
+                for pod, entry in pods.items():
+                    try:
+                        self.pod_entries[pod] = parse_cpuset(str((entry or {}).get("cpuSet", "")))
+                    except ValueError as err:
+                        raise CheckpointError("could not parse pod cpuset for pod %s: %s" % (go_quote(pod), err))
             except CheckpointError as err:
                 raise Refusal("start cpu manager error: " + restore_wrap(self.path, err, "CPU manager"), "Failed to start ContainerManager")
         if self.policy == "static":
@@ -1033,6 +1051,8 @@ class CPUState(object):
                     raise Refusal("start cpu manager error: pod: %s, container: %s cpuset: %s overlaps with default cpuset %s" % (
                         pod, name, go_quote(format_cpuset(cpus)), go_quote(format_cpuset(self.default))), "Failed to start ContainerManager")
                 known |= cpus
+        for cpus in self.pod_entries.values():  # with PodLevelResourceManagers: the pods' bubbles count too
+            known |= cpus
         if known != online:
             raise Refusal("start cpu manager error: current set of available CPUs %s doesn't match with CPUs in state %s" % (
                 go_quote(format_cpuset(online)), go_quote(format_cpuset(known))), "Failed to start ContainerManager")
@@ -1059,14 +1079,19 @@ class CPUState(object):
         return choice
 
     def release(self, uid):
+        """RemoveContainer for every container of the pod: a pod-level bubble goes back whole with the last one."""
         for cpus in self.entries.pop(uid, {}).values():
             self.default |= cpus
+            self.dirty = True
+        if uid in self.pod_entries:
+            self.default |= self.pod_entries.pop(uid)
             self.dirty = True
 
     def save(self):
         if self.dirty:
             entries = {pod: {c: format_cpuset(s) for c, s in cs.items()} for pod, cs in self.entries.items()}
-            write_atomic(self.path, write_cpu_checkpoint(self.policy, format_cpuset(self.default), entries, self.legacy))
+            pods = {uid: format_cpuset(cpus) for uid, cpus in self.pod_entries.items()}
+            write_atomic(self.path, write_cpu_checkpoint(self.policy, format_cpuset(self.default), entries, self.legacy, pods))
             self.dirty = False
 
 
@@ -1081,14 +1106,14 @@ class MemoryState(object):
         if self.policy not in ("None", "Static"):
             raise Refusal("failed to run Kubelet: unknown policy: %s" % go_quote(str(self.policy)))
         self.system_reserved = memory_system_reserved(config, machine) if self.policy == "Static" else {}
-        self.state, self.entries, self.dirty, self.pinning_requests = {}, {}, False, 0
+        self.state, self.entries, self.pod_entries, self.dirty, self.pinning_requests = {}, {}, {}, False, 0
 
     def start(self):
         if not os.path.exists(self.path):
             self.dirty = True
         else:
             try:
-                policy, machine_state, entries, _fmt = read_memory_checkpoint(read_text(self.path))
+                policy, machine_state, entries, _fmt, pods = read_memory_checkpoint(read_text(self.path))
                 if policy != self.policy:
                     raise CheckpointError("[memorymanager] configured policy %s differs from state checkpoint policy "
                                           "%s" % (go_quote(self.policy), go_quote(policy)))
@@ -1096,6 +1121,7 @@ class MemoryState(object):
                 raise Refusal("start memory manager error: " + restore_wrap(self.path, err, "memory manager"), "Failed to start ContainerManager")
             self.state = {int(k): json.loads(json.dumps(v)) for k, v in machine_state.items()}
             self.entries = json.loads(json.dumps(entries))
+            self.pod_entries = json.loads(json.dumps(pods))
         if self.policy == "Static":
             self.validate_static()
 
@@ -1109,7 +1135,9 @@ class MemoryState(object):
             return
         expected = default_machine_state(self.machine, self.system_reserved)
         for pod, containers in self.entries.items():
-            for name, blocks in (containers or {}).items():
+            # with PodLevelResourceManagers a pod's own blocks stand for its containers' (validateState)
+            groups = {"": self.pod_entries[pod]} if self.pod_entries.get(pod) else (containers or {})
+            for name, blocks in groups.items():
                 for block in blocks or []:
                     size = int(block.get("size", 0))
                     for nid in block.get("numaAffinity") or []:
@@ -1167,7 +1195,10 @@ class MemoryState(object):
         self.dirty = True
 
     def release(self, uid):
-        for blocks in self.entries.pop(uid, {}).values():
+        containers = self.entries.pop(uid, {})
+        if uid in self.pod_entries:  # RemoveContainer of the last container: releaseMemory of the pod's blocks
+            containers = {"": self.pod_entries.pop(uid)}
+        for blocks in containers.values():
             for block in blocks:
                 for nid in block["numaAffinity"]:
                     node = self.state[int(nid)]
@@ -1181,7 +1212,7 @@ class MemoryState(object):
 
     def save(self):
         if self.dirty:
-            write_atomic(self.path, write_memory_checkpoint(self.policy, self.state, self.entries))
+            write_atomic(self.path, write_memory_checkpoint(self.policy, self.state, self.entries, self.pod_entries))
             self.dirty = False
 
 
@@ -1244,6 +1275,10 @@ class Kubelet(object):
         self.stop = threading.Event()
         self.admitted = set()
         self.lock = threading.Lock()
+        self.admitter = None
+        if args.admit_api_pods:
+            import standin_pods  # pylint: disable=import-outside-toplevel
+            self.admitter = standin_pods.PodAdmitter(self)
 
     def configz(self):
         body = copy.deepcopy(self.config)
@@ -1265,7 +1300,7 @@ class Kubelet(object):
             "# TYPE resource_manager_container_assignments gauge\n",
             'resource_manager_container_assignments{assignment_type="node_exclusive",resource_name="cpu"} %d\n' % exclusive,
             'kubelet_node_name{node="%s"} 1\n' % self.node_name,
-        ])
+        ]) + (self.admitter.metrics() if self.admitter is not None else "")
 
     def handler(self, main):
         kubelet = self
@@ -1345,6 +1380,11 @@ class Kubelet(object):
                          "bootID": "", "kernelVersion": os.uname().release, "osImage": "kubelet stand-in"},
         }
 
+    def node_labels(self):
+        """--node-labels key=value,...: labels set when the node registers (cmd/kubelet/app/options NodeLabels)."""
+        pairs = [item.split("=", 1) for item in (self.args.node_labels or "").split(",") if item]
+        return {key: value for key, value in pairs}
+
     def patch_status(self, status):
         path = "/api/v1/nodes/%s/status" % self.node_name
         code = self.request("PATCH", path, {"status": status}, "application/strategic-merge-patch+json")[0]
@@ -1354,7 +1394,8 @@ class Kubelet(object):
 
     def register(self):
         node = {"apiVersion": "v1", "kind": "Node",
-                "metadata": {"name": self.node_name, "labels": {"kubernetes.io/hostname": self.node_name, "kubernetes.io/os": "linux"},
+                "metadata": {"name": self.node_name, "labels": dict(self.node_labels(), **{"kubernetes.io/hostname": self.node_name,
+                                                                                            "kubernetes.io/os": "linux"}),
                              "annotations": {"numa-gate.test/standin": "true"}},
                 "spec": {}, "status": self.node_status(True)}
         code, body = self.request("POST", "/api/v1/nodes", node)
@@ -1382,6 +1423,19 @@ class Kubelet(object):
             with self.lock:
                 self.admitted = sync_pods(self.cpu, self.memory, self.machine, read_pods(self.args.root_dir), self.admitted)
 
+    def api_pod_loop(self):
+        """The pods bound to this node, from the API (standin_pods); with --bind-pods also the binding (standin_binder)."""
+        import standin_binder  # pylint: disable=import-outside-toplevel
+        import standin_pods  # pylint: disable=import-outside-toplevel
+        while not self.stop.wait(standin_pods.POLL_S):
+            try:
+                if self.args.bind_pods:
+                    standin_binder.bind_pending(self, log)
+                with self.lock:
+                    self.admitter.sync()
+            except (OSError, ValueError, KeyError, urllib.error.URLError) as err:
+                log("E", "Pod sync failed", err=str(err))
+
     def run(self):
         with self.lock:
             self.admitted = sync_pods(self.cpu, self.memory, self.machine, read_pods(self.args.root_dir), self.admitted)
@@ -1391,6 +1445,8 @@ class Kubelet(object):
         threads = [threading.Thread(target=self.pod_loop, daemon=True)]
         if self.args.api_server:
             threads.append(threading.Thread(target=self.heartbeat, daemon=True))
+            if self.admitter is not None:
+                threads.append(threading.Thread(target=self.api_pod_loop, daemon=True))
         for thread in threads:
             thread.start()
         log("I", "kubelet stand-in started", node=self.node_name, port=setting(self.config, "port"), healthzPort=setting(self.config, "healthzPort"))
@@ -1425,6 +1481,9 @@ def parse_args(argv):
     parser.add_argument("--sysfs-root", default="/sys")
     parser.add_argument("--meminfo", default="/proc/meminfo")
     parser.add_argument("--cpu-legacy-checksum", choices=["valid", "zero"], default="valid")
+    parser.add_argument("--node-labels", default="")
+    parser.add_argument("--admit-api-pods", action="store_true")
+    parser.add_argument("--bind-pods", action="store_true")
     parser.add_argument("--version", nargs="?", const="true")
     args, unknown = parser.parse_known_args(argv)
     return args, unknown
