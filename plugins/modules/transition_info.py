@@ -180,7 +180,11 @@ def _last(root, state_dir):
         if name == transitions.CURRENT or os.path.islink(path) or not os.path.isdir(path):
             continue
         try:
-            entries, _notes = journal.read(transitions.journal_path(root, state_dir, name))
+            where = transitions.journal_path(root, state_dir, name)
+        except atomic.NodeStateError:
+            continue  # not a transition's folder: its name is not an id
+        try:
+            entries, _notes = journal.read(where)
         except (atomic.NodeStateError, _fileio.FileIOError):
             entries = []
         moment = record.event_time(entries[-1]["at"]) if entries else None

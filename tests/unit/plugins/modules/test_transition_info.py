@@ -140,6 +140,8 @@ def test_nothing_to_read(capsys, root):
     assert run(capsys, transition_info, root=str(root)) == {"changed": False, "found": False, "transition": None, "record": None,
                                                             "invocation": run_args(root)}
     assert run(capsys, transition_info, root=str(root), transition="nope")["found"] is False
+    (root / STATE.lstrip("/") / "transitions" / "~not-an-id").mkdir(parents=True)
+    assert run(capsys, transition_info, root=str(root))["found"] is False
     result = run(capsys, transition_info, root=str(root), transition="../../etc")
     assert result["failed"] is True
     assert result["msg"] == ("transition id '../../etc' must be 1-64 letters, digits, '.', '_' or '-', not starting with a punctuation mark")
