@@ -11,13 +11,13 @@ image would install, exactly. Every subprocess gets proxies that refuse, so a ne
 """
 
 import hashlib
+import importlib.metadata
 import json
 import os
 import shutil
 import subprocess
 import tarfile
 
-import ansible
 import pytest
 import yaml
 from bindep import depends
@@ -29,8 +29,8 @@ REFUSE = "http://127.0.0.1:9"
 OFFLINE = {"HTTP_PROXY": REFUSE, "HTTPS_PROXY": REFUSE, "http_proxy": REFUSE, "https_proxy": REFUSE,
            "NO_PROXY": "", "no_proxy": "", "PIP_NO_INDEX": "1"}
 BASE_IMAGE = "quay.io/centos/centos:stream9"
-# The ansible package's own copy of kubernetes.core: the one every test of this collection runs against.
-BUNDLED = os.path.join(os.path.dirname(os.path.dirname(ansible.__file__)), "ansible_collections", "kubernetes", "core")
+# The ansible package's own copy of kubernetes.core (requirements-test.txt): the one every test of this collection runs against.
+BUNDLED = str(importlib.metadata.distribution("ansible").locate_file("ansible_collections/kubernetes/core"))
 
 PYTHON = [
     "jinja2==3.1.6  # from collection gpusmith.numa_gate",
