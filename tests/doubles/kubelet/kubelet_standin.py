@@ -1278,7 +1278,7 @@ class Kubelet(object):
         self.admitter = None
         if args.admit_api_pods:
             import standin_pods  # pylint: disable=import-outside-toplevel
-            self.admitter = standin_pods.PodAdmitter(self)
+            self.admitter = standin_pods.PodAdmitter(self, log)
 
     def configz(self):
         body = copy.deepcopy(self.config)

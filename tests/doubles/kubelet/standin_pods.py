@@ -29,6 +29,19 @@ import standin_admission as adm
 POLL_S = 1.0
 
 
+def fmt(cpus):
+    """A cpuset as cpuset.CPUSet String prints it."""
+    out, run = [], []
+    for cpu in sorted(cpus) + [None]:
+        if run and cpu is not None and cpu == run[-1] + 1:
+            run.append(cpu)
+            continue
+        if run:
+            out.append(str(run[0]) if len(run) == 1 else "%d-%d" % (run[0], run[-1]))
+        run = [cpu] if cpu is not None else []
+    return ",".join(out)
+
+
 def now():
     return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
@@ -71,8 +84,8 @@ def rejected_status(reason, message, qos):
 class PodAdmitter(object):
     """Admits the API's pods for one stand-in (its cpu/memory states, machine, config and API client)."""
 
-    def __init__(self, kubelet):
-        self.kubelet = kubelet
+    def __init__(self, kubelet, log=None):
+        self.kubelet, self.log = kubelet, log or (lambda *args, **kv: None)
         self.admitted, self.refused = set(), set()
         self.counts = {}
 
@@ -158,6 +171,9 @@ class PodAdmitter(object):
                 exclusive[container["name"]] = adm.take_by_topology(cores, shared, count)
                 shared = shared - exclusive[container["name"]]
                 self.count("resource_manager_container_assignments", resource_name="cpu", assignment_type="pod_exclusive")
+        # policy_static.go logs the same at V(4): "Partitioned pod-level CPU allocation"
+        self.log("I", "Partitioned pod-level CPU allocation", pod="%s/%s" % (pod["metadata"].get("namespace"), pod["metadata"]["name"]), podUID=uid,
+                 podCPUs=fmt(bubble), exclusiveCPUs=",".join("%s=%s" % (n, fmt(c)) for n, c in sorted(exclusive.items())), podSharedPool=fmt(shared))
         entries = cpu.entries.setdefault(uid, {})
         for container in (pod["spec"].get("initContainers") or []) + (pod["spec"].get("containers") or []):
             entries[container["name"]] = set(exclusive.get(container["name"], shared))
