@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+# Copyright: (c) 2026, GPU Smith
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Run ansible-playbook the way an operator would, for the transition scenario (test tooling only).
+
+    playbook_run.py --log FILE [--kill-at NODE:STEP] -- ansible-playbook ARGS...
+
+Prints one JSON line: the playbook's exit status, whether it was killed, and the journal events
+the node had then. With ``--kill-at``, it watches the node's open transition (through
+``podman exec``: the nodes are podman containers) and sends SIGKILL to the whole run, as a lost
+controller or an operator's kill -9 would, as soon as the journal says STEP finished. It imports
+nothing from the collection: it reads the journal as the plain JSON lines it is.
+"""
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+STATE = "/var/lib/numa-gate/transitions"
+
+
+def node_file(node, path):
+    """The file's text inside the podman node, or None when it is not there."""
+    done = subprocess.run(["podman", "exec", node, "cat", path], capture_output=True, text=True, check=False)
+    return done.stdout if done.returncode == 0 else None
+
+
+def journal(node):
+    """(transition id, events) of the node's open transition, or (None, [])."""
+    pointer = node_file(node, STATE + "/current")
+    try:
+        transition = json.loads(pointer)["id"] if pointer else None
+    except (ValueError, KeyError, TypeError):
+        return None, []
+    if transition is None:
+        return None, []
+    events = []
+    for line in (node_file(node, "%s/%s/journal.jsonl" % (STATE, transition)) or "").splitlines():
+        try:
+            events.append(json.loads(line))
+        except ValueError:
+            pass
+    return transition, events
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--log", required=True)
+    parser.add_argument("--kill-at", help="NODE:STEP")
+    parser.add_argument("--timeout", type=float, default=540)
+    parser.add_argument("command", nargs=argparse.REMAINDER)
+    args = parser.parse_args()
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    node, step = args.kill_at.split(":", 1) if args.kill_at else (None, None)
+    with open(args.log, "w", encoding="utf-8") as log:
+        run = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)  # pylint: disable=consider-using-with
+        killed, transition, events, deadline = False, None, [], time.monotonic() + args.timeout
+        while run.poll() is None and time.monotonic() < deadline:
+            if node:
+                transition, events = journal(node)
+                if any(e.get("step") == step and e.get("event") == "finished" for e in events):
+                    os.killpg(run.pid, signal.SIGKILL)
+                    killed = True
+                    break
+            time.sleep(0.2)
+        if run.poll() is None and not killed:
+            os.killpg(run.pid, signal.SIGKILL)
+        rc = run.wait()
+    if node:
+        transition, events = journal(node)
+    print(json.dumps({"rc": rc, "killed": killed, "transition": transition,
+                      "events": ["%s %s" % (e.get("step"), e.get("event")) for e in events]}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
