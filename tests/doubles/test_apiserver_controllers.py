@@ -6,6 +6,7 @@ driven by the real kubectl: a Deployment's pods under a PodDisruptionBudget drai
 import json
 import random
 import subprocess
+import time
 
 import pytest
 
@@ -110,3 +111,22 @@ def test_apiserver_audit_log_file_has_one_line_per_request(cluster):
     assert [(e["method"], e["requestURI"]) for e in lines] == list(api.requests)
     assert ("PATCH", "/api/v1/nodes/node-1") in [(e["method"], e["requestURI"]) for e in lines]
     assert all(isinstance(e["ts"], float) for e in lines)
+
+
+def test_apiserver_controllers_place_a_pending_pod_once_a_node_is_uncordoned(cluster):
+    api, kubectl, dummy = cluster
+    api.add_node("node-1")
+    api.add_replicaset("web", {"app": "web"}, replicas=1)
+    api.add_pod("web-a", "node-1", owner_kind="ReplicaSet", owner_name="web", labels={"app": "web"}, grace=0)
+    assert kubectl("drain", "node-1", "--timeout=20s").returncode == 0
+    [name] = _on(api, None)
+    assert "nodeName" not in api.pod(name)["spec"]
+    assert kubectl("uncordon", "node-1").returncode == 0
+    for dummy_try in range(50):
+        if api.pod(name)["spec"].get("nodeName"):
+            break
+        time.sleep(0.1)
+    pod = api.pod(name)
+    assert pod["spec"]["nodeName"] == "node-1"
+    assert pod["status"]["phase"] == "Running"
+    assert [c["status"] for c in pod["status"]["conditions"] if c["type"] == "Ready"] == ["True"]

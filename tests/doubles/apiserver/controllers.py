@@ -15,7 +15,9 @@ pods spread on two nodes lets both nodes drain one after the other.
 - Scheduler (pkg/scheduler/framework/plugins/nodeunschedulable and the Ready filter of the node
   lifecycle taints): only a Ready node that is not ``spec.unschedulable``; among those the one
   with the fewest pods (NodeResourcesBalancedAllocation's effect for equal pods), then by name.
-  With none, the pod stays Pending with ``PodScheduled`` False, reason ``Unschedulable``.
+  With none, the pod stays Pending with ``PodScheduled`` False, reason ``Unschedulable``, and is
+  tried again whenever the store changes (the scheduling queue moves unschedulable pods back on
+  node events, pkg/scheduler/backend/queue), so it lands once a node is uncordoned.
 - The kubelet then starts it: the double marks a placed pod Running and Ready at once.
 """
 
@@ -105,6 +107,22 @@ class ReplicaSetController:
                 for dummy, resource, event, obj in events:
                     if resource == "pods" and event == "DELETED":
                         self._replace(obj)
+                if events:
+                    self._schedule_pending()
+
+    def _schedule_pending(self):
+        pods = self.store.list("pods")[0]
+        for pod in pods:
+            if pod["spec"].get("nodeName") or pod["metadata"].get("deletionTimestamp") or "%s/%s" % (
+                    pod["metadata"]["namespace"], pod["metadata"]["name"]) not in self.created:
+                continue
+            node_name = pick_node(self.store.list("nodes")[0], self.store.list("pods")[0])
+            if node_name is None:
+                return
+            placed = replacement(pod, node_name, "", 0)
+            pod["spec"]["nodeName"] = node_name
+            pod["status"] = placed["status"]
+            self.store.update("pods", pod, check_version=False)
 
     def _replace(self, deleted):
         ref = _controller_ref(deleted)
