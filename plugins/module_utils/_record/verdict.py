@@ -99,12 +99,17 @@ def _locality_reasons(oracle):
 
 
 def _placement_reasons(placement):
+    findings = placement.get("findings") or []
     found = []
-    for finding in placement.get("findings", []):
+    for finding in findings:
         if finding.get("result") == "disagree":
             found.append(_reason("placement", "defer", "placement %s disagrees: %s" % (finding["check"], finding["message"])))
         elif finding.get("result") == "unknown":
             found.append(_reason("placement", "defer", "placement %s unknown: %s" % (finding["check"], finding["message"])))
+    if not found and not any(finding.get("result") == "agree" for finding in findings):
+        # Unknown is never agreement: a canary without a single placement check proves nothing.
+        found.append(_reason("placement", "defer", "no placement evidence: no check compared the canary's CPUs, memory or devices "
+                             "with the kubelet's assignment"))
     return found
 
 

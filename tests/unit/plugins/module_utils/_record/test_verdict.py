@@ -227,3 +227,11 @@ def test_bad_inputs_are_named():
         verdict.decide({}, {"unsupported": ["kubelet"]})
     with pytest.raises(ValueError, match="^evidence must be a mapping, got list$"):
         verdict.decide([])
+
+
+@pytest.mark.parametrize("placement", [{"findings": []}, {}])
+def test_an_admitted_canary_without_any_placement_check_defers(tmp_path, placement):
+    result = verdict.decide(evidence(tmp_path, placement=placement))
+    assert result["verdict"] == "defer"
+    assert [(r["criterion"], r["effect"], r["message"]) for r in result["reasons"] if r["effect"] == "defer"] == [
+        ("placement", "defer", "no placement evidence: no check compared the canary's CPUs, memory or devices with the kubelet's assignment")]
