@@ -114,6 +114,13 @@ drift:
   returned: when a baseline exists
   type: list
   elements: dict
+open_transition:
+  description:
+    - The transition still open on this node (C(id) and C(target), from the journal's C(transitions/current)), or null.
+    - A run killed half way leaves one; the transition role resumes it rather than deciding the node is at its target.
+  returned: always
+  type: dict
+  sample: {"id": "20261201T120907Z", "target": "enable"}
 restored:
   description: With O(state=restored), each file put back or removed (C(path), C(action), C(backup)).
   returned: with O(state=restored)
@@ -129,7 +136,7 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _errors, _fileio
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts.runner import ModuleRunner
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import inventory, unit
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_state import baseline_store
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_state import baseline_store, transitions
 
 _DEFAULT_CONFIG = "/var/lib/kubelet/config.yaml"
 
@@ -173,6 +180,7 @@ def run(module):
     if manifest is None and not module.check_mode:
         manifest, created = baseline_store.record(root, store, files, facts)
     result = {"changed": created or (manifest is None), "created": created, "unit": found,
+              "open_transition": transitions.current(root, params["state_dir"]),
               "manifest": manifest or {"schema_version": baseline_store.SCHEMA_VERSION, "facts": facts, "files": []}}
     if manifest is None:
         result.update(intact=True, problems=[])
