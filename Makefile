@@ -15,7 +15,7 @@ export NUMA_GATE_SHARED := $(SHARED)
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
-.PHONY: plan facts test unit sanity units lint integration molecule bench bench-fleet clean venv
+.PHONY: plan facts test unit sanity units lint integration molecule bench bench-fleet bench-transition clean venv
 
 venv: $(VENV)/.installed $(COLLECTION_LINK)
 
@@ -79,6 +79,10 @@ bench: venv
 	$(BIN)/python scripts/bench_plan.py
 
 # plan.yml over 1, 10 and 40 snapshot nodes (scripts/fleet_inventory.py): wall time and CPU-seconds.
+bench-transition: venv
+	bash scripts/molecule_image.sh
+	$(BIN)/python scripts/bench_transition.py
+
 bench-fleet: venv
 	$(BIN)/python scripts/bench_fleet.py --sizes 1,10,40 --forks 10
 
