@@ -30,6 +30,8 @@ RESOURCE_LISTS = {
         _resource("nodes/proxy", "", False, "NodeProxyOptions", ["create", "delete", "get", "patch", "update"]),
         _resource("nodes/status", "", False, "Node", ["get", "patch", "update"]),
         _resource("pods", "pod", True, "Pod", _RW, ["po"], categories=["all"]),
+        _resource("pods/binding", "", True, "Binding", ["create"]),
+        _resource("events", "event", True, "Event", _RW, ["ev"]),
         _resource("pods/eviction", "", True, "Eviction", ["create"], group="policy", version="v1"),
         _resource("pods/status", "", True, "Pod", ["get", "patch", "update"]),
     ],

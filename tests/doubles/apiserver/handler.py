@@ -17,7 +17,7 @@ import http.server
 import json
 import urllib.parse
 
-from apiserver import discovery, eviction, objects, patch, proxy, selection, tables, watch
+from apiserver import binding, discovery, eviction, objects, patch, proxy, selection, tables, watch
 from apiserver import status as api_status
 from apiserver import store as api_store
 
@@ -182,6 +182,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def _item(self, double, resource, namespace, name, sub, query, body):
         store = double.store
+        if resource == "pods" and sub == "binding":
+            if self.command != "POST":
+                raise api_status.method_not_supported("pods/binding", self.command.lower())
+            return binding.bind(store, namespace, name, json.loads(body or b"{}"))
         if resource == "pods" and sub == "eviction":
             if self.command != "POST":
                 raise api_status.method_not_supported("pods/eviction", self.command.lower())

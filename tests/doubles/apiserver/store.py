@@ -31,6 +31,7 @@ RESOURCES = {
     "namespaces": ("", "v1", "Namespace", False),
     "nodes": ("", "v1", "Node", False),
     "pods": ("", "v1", "Pod", True),
+    "events": ("", "v1", "Event", True),
     "daemonsets": ("apps", "v1", "DaemonSet", True),
     "replicasets": ("apps", "v1", "ReplicaSet", True),
     "poddisruptionbudgets": ("policy", "v1", "PodDisruptionBudget", True),
