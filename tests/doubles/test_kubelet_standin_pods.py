@@ -104,6 +104,9 @@ def test_the_canary_is_bound_admitted_on_one_numa_node_and_released(machine, api
         # 3 CPUs / 3Gi fit the node's allocatable (the binder binds it) and node 0's CPUs, not its memory: no single node holds both
         api.store.create("pods", canary("second", cpu="3", memory="3Gi"))
         refused = wait_for(lambda: phase(api, "second"))["status"]
+        # The binding's PodScheduled condition stays: the kubelet's status manager keeps conditions it does not own (mergePodStatus).
+        scheduled = [c for c in refused.pop("conditions", []) if c["type"] == "PodScheduled"]
+        assert [c["status"] for c in scheduled] == ["True"]
         assert refused == {"phase": "Failed", "reason": "TopologyAffinityError", "qosClass": "Guaranteed",
                            "message": "Pod was rejected: Resources cannot be allocated with Topology locality"}
         assert json.loads(read_state(machine, "cpu_manager_state")["data"])["entries"] == entries

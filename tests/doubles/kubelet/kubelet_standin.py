@@ -1383,7 +1383,7 @@ class Kubelet(object):
     def node_labels(self):
         """--node-labels key=value,...: labels set when the node registers (cmd/kubelet/app/options NodeLabels)."""
         pairs = [item.split("=", 1) for item in (self.args.node_labels or "").split(",") if item]
-        return {key: value for key, value in pairs}
+        return dict(pairs)
 
     def patch_status(self, status):
         path = "/api/v1/nodes/%s/status" % self.node_name
@@ -1394,8 +1394,8 @@ class Kubelet(object):
 
     def register(self):
         node = {"apiVersion": "v1", "kind": "Node",
-                "metadata": {"name": self.node_name, "labels": dict(self.node_labels(), **{"kubernetes.io/hostname": self.node_name,
-                                                                                            "kubernetes.io/os": "linux"}),
+                "metadata": {"name": self.node_name,
+                             "labels": dict(self.node_labels(), **{"kubernetes.io/hostname": self.node_name, "kubernetes.io/os": "linux"}),
                              "annotations": {"numa-gate.test/standin": "true"}},
                 "spec": {}, "status": self.node_status(True)}
         code, body = self.request("POST", "/api/v1/nodes", node)

@@ -117,7 +117,7 @@ class PodAdmitter(object):
             providers.append({"cpu": [] if empty else adm.cpu_hints(node_cpus, cpu.default - cpu.reserved, request)})
         else:
             providers.append(None)
-        providers.append({k: v for k, v in adm.memory_hints(memory.state, mem_requests).items()} if mem_requests else None)
+        providers.append(dict(adm.memory_hints(memory.state, mem_requests)) if mem_requests else None)
         if self.kubelet.config.get("topologyManagerPolicy") == "single-numa-node":
             affinity, admit = adm.merge_single_numa_node(machine.nodes, providers)
         else:
