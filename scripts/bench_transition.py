@@ -108,8 +108,8 @@ def main():
     with open(os.path.join(shim_dir, "podman"), "w", encoding="utf-8") as stream:
         stream.write(SHIM.format(log=os.path.join(shim_dir, "podman.log"), podman=podman))
     os.chmod(os.path.join(shim_dir, "podman"), 0o755)
-    lines = ["| run | wall per node (s) | controller CPU per node (s) | waits per node (s) | overhead per node (s) | tasks per node | node round trips per node |",
-             "|---|---|---|---|---|---|---|"]
+    lines = ["| run | wall per node (s) | controller CPU per node (s) | waits per node (s) | overhead per node (s) | tasks per node "
+             "| node round trips per node |", "|---|---|---|---|---|---|---|"]
     try:
         for label, playbook in (("enable", "enable.yml"), ("enable again (converged)", "enable.yml"), ("rollback", "rollback.yml")):
             wall, cpu, rows = run(eph, shim_dir, playbook)
