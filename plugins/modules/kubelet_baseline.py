@@ -38,14 +38,8 @@ options:
     type: list
     elements: path
     default: []
-  root:
-    description: Where the node's file system is; V(/) on a node, a copy of it in tests. Paths never leave it.
-    type: path
-    default: /
   state_dir:
     description: The collection's state folder on the node; the baseline is its C(baseline/) folder.
-    type: path
-    default: /var/lib/numa-gate
   kubelet_service:
     description: The systemd unit of the kubelet.
     type: str
@@ -63,6 +57,8 @@ options:
     description: Return every kept file's bytes (base64) in RV(content), so the controller can keep a copy.
     type: bool
     default: true
+extends_documentation_fragment:
+  - gpusmith.numa_gate.node_state
 attributes:
   check_mode:
     description: Reports whether a baseline would be written or what a restore would change; writes nothing.

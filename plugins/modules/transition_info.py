@@ -20,14 +20,6 @@ description:
   - Read-only. Nothing under O(state_dir) is read through a symlink that leads out of it, and node files are never
     opened through a symlink (a symlink's own target text is what its sha256 is taken of, as its backup keeps it).
 options:
-  root:
-    description: Where the node's file system is; V(/) on a node, a copy of it in tests. Paths never leave it.
-    type: path
-    default: /
-  state_dir:
-    description: The collection's state folder on the node.
-    type: path
-    default: /var/lib/numa-gate
   transition:
     description:
       - The transition's id.
@@ -42,6 +34,8 @@ options:
         or a C(decide) event that recorded C(target)).
     type: str
     choices: [enable, rollback]
+extends_documentation_fragment:
+  - gpusmith.numa_gate.node_state
 attributes:
   check_mode:
     description: Reads only; the same in check mode.

@@ -18,14 +18,6 @@ description:
   - O(action=record) appends one step event; O(action=read) returns where the transition stands; O(action=close) marks
     it done (the folder stays as its record).
 options:
-  root:
-    description: Where the node's file system is; V(/) on a node, a copy of it in tests. Paths never leave it.
-    type: path
-    default: /
-  state_dir:
-    description: The collection's state folder on the node.
-    type: path
-    default: /var/lib/numa-gate
   action:
     description: What to do.
     type: str
@@ -56,6 +48,8 @@ options:
   changed:
     description: With O(event=finished), what the step changed (for example the files it backed up).
     type: dict
+extends_documentation_fragment:
+  - gpusmith.numa_gate.node_state
 attributes:
   check_mode:
     description: Reads only; says what it would open or record.

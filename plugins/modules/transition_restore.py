@@ -18,10 +18,6 @@ description:
     either.
   - A file that already holds its backup's bytes (or is already absent) is left alone.
 options:
-  root:
-    description: Where the node's file system is; V(/) on a node, a copy of it in tests. Paths never leave it.
-    type: path
-    default: /
   transition:
     description:
       - Put back the files that transition's C(state) and C(config) steps recorded in its journal (the first record of
@@ -30,8 +26,6 @@ options:
     type: str
   state_dir:
     description: The collection's state folder on the node, where O(transition)'s journal is.
-    type: path
-    default: /var/lib/numa-gate
   files:
     description: The files to put back. Either this or O(transition).
     type: list
@@ -48,6 +42,8 @@ options:
     description: Where what is there now is backed up before it is replaced or removed.
     type: path
     required: true
+extends_documentation_fragment:
+  - gpusmith.numa_gate.node_state
 attributes:
   check_mode:
     description: Reports what it would put back; changes nothing.
