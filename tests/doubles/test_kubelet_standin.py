@@ -2,51 +2,16 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The kubelet stand-in run as a subprocess: it starts, serves, writes verifiable checkpoints, refuses in the kubelet's words.
 
-The checksums are checked here independently of the stand-in's code (a separate go-spew rendering
-and FNV-1a written in this file) and against the upstream test vectors.
+The checksums are checked independently of the stand-in's code (a separate go-spew rendering and
+FNV-1a in standin_harness.py), which this file first checks against the upstream test vectors.
 """
 
 import json
-import os
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
 
 import pytest
 
-PROGRAM = os.path.join(os.path.dirname(os.path.abspath(__file__)), "kubelet", "kubelet_standin.py")
-
-
-# --- independent checks -------------------------------------------------------------------
-
-def fnv32a(text):
-    h = 2166136261
-    for b in text.encode("utf-8"):
-        h = ((h ^ b) * 16777619) % (1 << 32)
-    return h
-
-
-def v2_text(policy, default, entries):
-    """The hashed text of a V2 CPU checkpoint, written out by hand (KUBELET-FACTS.md)."""
-    inner = " ".join("%s:map[%s]" % (pod, " ".join("%s:%s" % (c, entries[pod][c]) for c in sorted(entries[pod]))) for pod in sorted(entries))
-    return ("(*state.CPUManagerCheckpoint){PolicyName:(string)%s DefaultCPUSet:(string)%s "
-            "Entries:(map[string]map[string]string)map[%s] Checksum:(checksum.Checksum)0}" % (policy, default, inner))
-
-
-def memory_text(policy, machine_state):
-    """The hashed text of a V1 memory checkpoint without entries."""
-    nodes = []
-    for nid in sorted(machine_state, key=int):
-        node = machine_state[nid]
-        tables = " ".join(
-            "%s:<*>{TotalMemSize:(uint64)%d SystemReserved:(uint64)%d Allocatable:(uint64)%d Reserved:(uint64)%d Free:(uint64)%d}" % (
-                name, t["total"], t["systemReserved"], t["allocatable"], t["reserved"], t["free"]) for name, t in sorted(node["memoryMap"].items()))
-        nodes.append("%s:<*>{NumberOfAssignments:(int)%d MemoryMap:(map[v1.ResourceName]*state.MemoryTable)map[%s] Cells:([]int)[%s]}" % (
-            nid, node["numberOfAssignments"], tables, " ".join(str(c) for c in node["cells"])))
-    return ("(*state.MemoryManagerCheckpoint){PolicyName:(string)%s MachineState:(state.NUMANodeMap)map[%s] "
-            "Entries:(state.ContainerMemoryAssignments)map[] Checksum:(checksum.Checksum)0}" % (policy, " ".join(nodes)))
+from standin_harness import Running, fake_machine, fnv32a, get, memory_text, read_state, refused, v2_text, write
 
 
 def test_independent_check_matches_the_upstream_vectors():
@@ -56,30 +21,10 @@ def test_independent_check_matches_the_upstream_vectors():
     assert fnv32a(memory_text("None", {})) == 4236770233
 
 
-# --- running it -------------------------------------------------------------------------------
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def write(path, text):
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w") as handle:
-        handle.write(text)
-
-
 @pytest.fixture
 def node(tmp_path):
     """A fake machine (4 CPUs, 2 NUMA nodes of 4 GiB) and a root dir."""
-    sysfs = tmp_path / "sys"
-    write(str(sysfs / "devices/system/cpu/online"), "0-3\n")
-    for nid, cpus in ((0, "0-1"), (1, "2-3")):
-        write(str(sysfs / ("devices/system/node/node%d/cpulist" % nid)), cpus + "\n")
-        write(str(sysfs / ("devices/system/node/node%d/meminfo" % nid)), "Node %d MemTotal:        4194304 kB\n" % nid)
-    write(str(tmp_path / "meminfo"), "MemTotal:        8388608 kB\n")
-    return tmp_path
+    return fake_machine(tmp_path, "0-3", {0: "0-1", 1: "2-3"})
 
 
 STATIC = """apiVersion: kubelet.config.k8s.io/v1beta1
@@ -92,49 +37,6 @@ reservedMemory:
 - numaNode: 0
   limits: {memory: 1124Mi}
 """
-
-
-def command(node, config, *extra):
-    write(str(node / "config.yaml"), config)
-    return [sys.executable, PROGRAM, "--config", str(node / "config.yaml"), "--root-dir", str(node / "root"),
-            "--sysfs-root", str(node / "sys"), "--meminfo", str(node / "meminfo"), "--node-name", "n1"] + list(extra)
-
-
-def refused(node, config, *extra):
-    proc = subprocess.run(command(node, config, "--healthz-port", str(free_port()), "--port", str(free_port()), *extra),
-                          capture_output=True, text=True, timeout=20, check=False)
-    assert proc.returncode == 1, proc.stderr
-    return [line for line in proc.stderr.splitlines() if line.startswith("kubelet stand-in refused to start: ")][0][len("kubelet stand-in refused to start: "):]
-
-
-def get(url):
-    with urllib.request.urlopen(url, timeout=2) as resp:
-        return resp.read().decode()
-
-
-class Running(object):
-    def __init__(self, node, config, *extra):
-        self.hz, self.port = free_port(), free_port()
-        self.proc = subprocess.Popen(command(node, config, "--healthz-port", str(self.hz), "--port", str(self.port), *extra),
-                                     stderr=subprocess.PIPE, text=True)
-        deadline = time.time() + 15
-        while time.time() < deadline:
-            try:
-                assert get("http://127.0.0.1:%d/healthz" % self.hz) == "ok"
-                return
-            except OSError:
-                assert self.proc.poll() is None, self.proc.stderr.read()
-                time.sleep(0.05)
-        raise AssertionError("the stand-in did not serve healthz")
-
-    def stop(self):
-        self.proc.terminate()
-        assert self.proc.wait(timeout=10) == 0
-
-
-def read_state(node, name):
-    with open(str(node / "root" / name)) as handle:
-        return json.load(handle)
 
 
 def test_starts_serves_and_writes_verifiable_137_checkpoints(node):

@@ -16,7 +16,7 @@ import urllib.request
 
 import pytest
 
-from test_kubelet_standin import Running, fnv32a, read_state, v2_text, write
+from standin_harness import Running, fake_machine, fnv32a, read_state, v2_text
 
 CONFIG = """apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
@@ -36,13 +36,7 @@ GIB = 2 ** 30
 
 @pytest.fixture(name="machine")
 def fixture_machine(tmp_path):
-    sysfs = tmp_path / "sys"
-    write(str(sysfs / "devices/system/cpu/online"), "0-7\n")
-    for nid, cpus in ((0, "0-3"), (1, "4-7")):
-        write(str(sysfs / ("devices/system/node/node%d/cpulist" % nid)), cpus + "\n")
-        write(str(sysfs / ("devices/system/node/node%d/meminfo" % nid)), "Node %d MemTotal:        4194304 kB\n" % nid)
-    write(str(tmp_path / "meminfo"), "MemTotal:        8388608 kB\n")
-    return tmp_path
+    return fake_machine(tmp_path, "0-7", {0: "0-3", 1: "4-7"})
 
 
 def canary(name, selector=None, cpu="4", memory="4Gi"):

@@ -32,17 +32,6 @@ from apiserver import store as api_store
 NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 
 
-def _controller_ref(pod):
-    for ref in pod["metadata"].get("ownerReferences") or []:
-        if ref.get("controller"):
-            return ref
-    return None
-
-
-def _ready(node):
-    return any(c.get("type") == "Ready" and c.get("status") == "True" for c in node.get("status", {}).get("conditions") or [])
-
-
 def pick_node(nodes, pods):
     """The scheduler's choice for one pod: a Ready, schedulable node with the fewest pods; None if none fits."""
     load = {}
@@ -50,14 +39,14 @@ def pick_node(nodes, pods):
         name = pod["spec"].get("nodeName")
         if name:
             load[name] = load.get(name, 0) + 1
-    fits = [n["metadata"]["name"] for n in nodes if _ready(n) and not n.get("spec", {}).get("unschedulable")]
+    fits = [n["metadata"]["name"] for n in nodes if objects.is_ready(n) and not n.get("spec", {}).get("unschedulable")]
     return min(fits, key=lambda name: (load.get(name, 0), name)) if fits else None
 
 
 def replacement(deleted, node_name, suffix, total_nodes):
     """The pod the ReplicaSet controller creates for ``deleted``, placed on ``node_name`` (None: unschedulable)."""
     meta = deleted["metadata"]
-    ref = _controller_ref(deleted)
+    ref = objects.controller_ref(deleted)
     now = api_store.timestamp()
     pod = objects.pod("%s-%s" % (ref["name"], suffix), meta["namespace"], now, node_name=node_name, labels=meta.get("labels"),
                       ready=node_name is not None, phase="Running" if node_name else "Pending")
@@ -125,7 +114,7 @@ class ReplicaSetController:
             self.store.update("pods", pod, check_version=False)
 
     def _replace(self, deleted):
-        ref = _controller_ref(deleted)
+        ref = objects.controller_ref(deleted)
         if not ref or ref.get("kind") != "ReplicaSet":
             return
         namespace = deleted["metadata"]["namespace"]
@@ -134,7 +123,7 @@ class ReplicaSetController:
         except api_status.ApiError:
             return
         pods = self.store.list("pods")[0]
-        live = [p for p in pods if (_controller_ref(p) or {}).get("uid") == owner["metadata"]["uid"] and not p["metadata"].get("deletionTimestamp")]
+        live = [p for p in pods if (objects.controller_ref(p) or {}).get("uid") == owner["metadata"]["uid"] and not p["metadata"].get("deletionTimestamp")]
         if len(live) >= int(owner["spec"].get("replicas", 1)):
             return
         nodes = self.store.list("nodes")[0]

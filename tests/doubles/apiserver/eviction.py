@@ -29,17 +29,12 @@ it on every read: it never lags, so the ``still being processed`` 429 never happ
 
 import math
 
-from apiserver import selection
+from apiserver import objects, selection
 from apiserver import status as api_status
 from apiserver import store as api_store
 
 PDB_MESSAGE = "Cannot evict pod as it would violate the pod's disruption budget."
 MULTIPLE_PDBS = "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support."
-
-
-def is_ready(pod):
-    """podutil.IsPodReady: the Ready condition is True."""
-    return any(c.get("type") == "Ready" and c.get("status") == "True" for c in pod.get("status", {}).get("conditions") or [])
 
 
 def _scaled(value, total):
@@ -49,18 +44,11 @@ def _scaled(value, total):
     return int(value)
 
 
-def _controller(pod):
-    for ref in pod["metadata"].get("ownerReferences") or []:
-        if ref.get("controller"):
-            return ref
-    return None
-
-
 def _expected_scale(store, pods):
     """The sum of the owning controllers' scale, or None when a pod has no known controller."""
     scales = {}
     for pod in pods:
-        ref = _controller(pod)
+        ref = objects.controller_ref(pod)
         if ref is None or ref["kind"] not in ("ReplicaSet", "DaemonSet"):
             return None
         resource = ref["kind"].lower() + "s"
@@ -90,7 +78,7 @@ def with_status(store, pdb):
     disrupted = pdb.get("status", {}).get("disruptedPods") or {}
     live_names = {p["metadata"]["name"] for p in pods if not p["metadata"].get("deletionTimestamp")}
     disrupted = {name: when for name, when in disrupted.items() if name in live_names}
-    healthy = sum(1 for p in pods if not p["metadata"].get("deletionTimestamp") and p["metadata"]["name"] not in disrupted and is_ready(p))
+    healthy = sum(1 for p in pods if not p["metadata"].get("deletionTimestamp") and p["metadata"]["name"] not in disrupted and objects.is_ready(p))
     spec = pdb["spec"]
     known = True
     if "minAvailable" in spec and not str(spec["minAvailable"]).endswith("%"):
@@ -142,7 +130,7 @@ def evict(store, namespace, name, eviction, dry_run=False):
             return _delete(store, pod, options, dry_run)
         pdb = with_status(store, pdbs[0])
         current = pdb["status"]
-        if not is_ready(pod) and current["currentHealthy"] >= current["desiredHealthy"] > 0:
+        if not objects.is_ready(pod) and current["currentHealthy"] >= current["desiredHealthy"] > 0:
             return _delete(store, pod, options, dry_run)
         if current["disruptionsAllowed"] == 0:
             cause = {"reason": "DisruptionBudget",

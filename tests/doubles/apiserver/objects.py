@@ -55,6 +55,19 @@ def node(name, now, ready="True", unschedulable=False, labels=None, kubelet_vers
     }
 
 
+def controller_ref(obj):
+    """The ownerReference marked ``controller`` (metav1.GetControllerOf), or None."""
+    for ref in obj["metadata"].get("ownerReferences") or []:
+        if ref.get("controller"):
+            return ref
+    return None
+
+
+def is_ready(obj):
+    """The object's ``Ready`` condition is True (podutil.IsPodReady for a pod; the kubelet's Ready for a node)."""
+    return any(c.get("type") == "Ready" and c.get("status") == "True" for c in (obj.get("status") or {}).get("conditions") or [])
+
+
 def owner_reference(kind, name, uid):
     """A controller ownerReference as controllers set it (metav1.NewControllerRef)."""
     return {"apiVersion": OWNER_API_VERSIONS.get(kind, "apps/v1"), "kind": kind, "name": name, "uid": uid,
@@ -103,7 +116,7 @@ def workload_status(obj, owned_pods):
     """The status the DaemonSet / ReplicaSet controllers would report for the pods they own now
     (apps/v1 DaemonSetStatus and ReplicaSetStatus: the integer counts are always present)."""
     live = [p for p in owned_pods if not p["metadata"].get("deletionTimestamp")]
-    ready = sum(1 for p in live if any(c["type"] == "Ready" and c["status"] == "True" for c in p["status"].get("conditions", [])))
+    ready = sum(1 for p in live if is_ready(p))
     generation = obj["metadata"].get("generation", 1)
     if obj["kind"] == "DaemonSet":
         return {"currentNumberScheduled": len(live), "desiredNumberScheduled": len(live), "numberMisscheduled": 0, "numberReady": ready,
