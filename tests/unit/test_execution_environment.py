@@ -8,6 +8,11 @@ image's galaxy stage is replayed here with the same command in the same working 
 kubernetes.core already installed from the ansible package the tests use), and the builder stage's
 ``ansible-builder introspect`` reads the installed collections: the Python and system requirements the
 image would install, exactly. Every subprocess gets proxies that refuse, so a network need fails loudly.
+
+The builder's outcome must not depend on which container runtime a machine happens to have: left to
+itself, ``ansible-builder create`` writes a ``Dockerfile`` when it finds ``docker`` and no ``podman``. So
+every subprocess here runs on the PATH of such a machine (a ``docker`` stub that answers, no ``podman``),
+and ``create`` is told the file to write, as docs/execution-environment.md says.
 """
 
 import hashlib
@@ -58,8 +63,27 @@ def tarball_name():
     return "%s-%s-%s.tar.gz" % (meta["namespace"], meta["name"], meta["version"])
 
 
+DOCKER_STUB = """#!/bin/sh
+# A docker that answers, as on a machine where podman is not installed yet.
+echo "Docker version 27.0.0, build stub"
+"""
+
+
+def docker_only_path(tmp):
+    """A PATH with a ``docker`` that answers and no ``podman``: the tools of this venv and the stub only."""
+    stubs = tmp / "docker-only-bin"
+    if not stubs.is_dir():
+        stubs.mkdir()
+        (stubs / "docker").write_text(DOCKER_STUB, encoding="utf-8")
+        (stubs / "docker").chmod(0o755)
+    path = os.pathsep.join([str(stubs), ansible_run.BIN])
+    assert shutil.which("podman", path=path) is None
+    assert subprocess.run(["docker", "--version"], env={"PATH": path}, capture_output=True, check=True).returncode == 0
+    return path
+
+
 def run(argv, cwd, tmp, **extra):
-    env = ansible_run.environment(tmp, **dict(OFFLINE, **extra))
+    env = ansible_run.environment(tmp, **dict(OFFLINE, PATH=docker_only_path(tmp), **extra))
     done = subprocess.run(argv, cwd=str(cwd), env=env, capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, " ".join(argv) + "\n" + done.stdout[-3000:] + done.stderr[-3000:]
     return done
@@ -78,7 +102,7 @@ def built_context(tmp_path_factory):
     run([os.path.join(ansible_run.BIN, "ansible-galaxy"), "collection", "build", "--output-path", str(project), ansible_run.REPO], root, root)
     shutil.copy(os.path.join(ansible_run.REPO, "execution-environment.yml"), str(project))
     done = run([os.path.join(ansible_run.BIN, "ansible-builder"), "create", "--file", str(project / "execution-environment.yml"),
-                "--context", str(root / "context")], root, root)
+                "--context", str(root / "context"), "--output-filename", "Containerfile"], root, root)
     return {"root": root, "project": project, "context": root / "context", "output": done.stdout}
 
 
@@ -95,6 +119,11 @@ def introspected_requirements(built):
     done = run([os.path.join(ansible_run.BIN, "ansible-builder"), "introspect", "--exclude-bindep-reqs=exclude-bindep.txt",
                 "--write-pip=%s" % (out / "requirements.txt"), "--write-bindep=%s" % (out / "bindep.txt"), str(collections)], build, root)
     return {"collections": collections, "out": out, "stdout": done.stdout}
+
+
+def test_the_builder_writes_the_containerfile_it_was_told_on_a_docker_only_machine(built):
+    assert sorted(path.name for path in built["context"].iterdir()) == ["Containerfile", "_build"]
+    assert "Complete! The build context can be found at: %s" % (built["root"] / "context") in built["output"]
 
 
 def test_containerfile_names_the_base_image_and_the_tested_ansible_core(built):
