@@ -15,8 +15,14 @@ and node it reports:
 - the waits, from each node's transition record: drain, kubelet start and verify (the Ready
   and stable window); the collection's own overhead is the wall time less those waits.
 
-Prints a Markdown table for docs/benchmarks.md. Usage:
-  PATH=$PWD/.venv/bin:$PATH NUMA_GATE_SHARED=/work/shared .venv/bin/python scripts/bench_transition.py
+Prints a Markdown table for docs/benchmarks.md. Usage, from the checkout (``make bench-transition``
+does the same after building the node image):
+  .venv/bin/python scripts/bench_transition.py
+
+Paths come from this script's own location: the checkout is its parent folder, the tools are the
+checkout's ``.venv/bin`` (put first on PATH for molecule and ansible-playbook), and the fixtures
+folder the scenario reads is ``NUMA_GATE_SHARED`` when set (the Makefile exports it), else
+``../shared`` beside the checkout.
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.path.join(REPO, ".venv", "bin")
+SHARED = os.environ.get("NUMA_GATE_SHARED") or os.path.join(os.path.dirname(REPO), "shared")
 NODES = ("numa-gate-t1", "numa-gate-t2")
 RECAP = re.compile(r"^(\S+)\s+:\s+ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)", re.M)
 WAITS = ("drain", "start", "verify")
@@ -43,8 +50,13 @@ exec {podman} "$@"
 """
 
 
+def tool_env(**extra):
+    """The environment for molecule and ansible-playbook: the checkout's venv first on PATH, the shared folder named."""
+    return dict(os.environ, PATH=BIN + os.pathsep + os.environ.get("PATH", ""), NUMA_GATE_SHARED=os.path.abspath(SHARED), **extra)
+
+
 def molecule(*args):
-    subprocess.run([os.path.join(BIN, "molecule")] + list(args) + ["-s", "transition"], cwd=REPO, check=True,
+    subprocess.run([os.path.join(BIN, "molecule")] + list(args) + ["-s", "transition"], cwd=REPO, env=tool_env(), check=True,
                    stdout=subprocess.DEVNULL)
 
 
@@ -76,8 +88,9 @@ def records(eph):
 def run(eph, shim_dir, playbook):
     log = os.path.join(shim_dir, "podman.log")
     open(log, "w", encoding="utf-8").close()
-    env = dict(os.environ, PATH=shim_dir + os.pathsep + BIN + os.pathsep + os.environ["PATH"], ANSIBLE_CONFIG=os.path.join(REPO, "ansible.cfg"),
-               ANSIBLE_PIPELINING="True", MOLECULE_EPHEMERAL_DIRECTORY=eph, ANSIBLE_FORCE_COLOR="0")
+    env = tool_env(ANSIBLE_CONFIG=os.path.join(REPO, "ansible.cfg"), ANSIBLE_PIPELINING="True", MOLECULE_EPHEMERAL_DIRECTORY=eph,
+                   ANSIBLE_FORCE_COLOR="0")
+    env["PATH"] = shim_dir + os.pathsep + env["PATH"]
     before_records, cpu, start = records(eph), children_cpu(), time.monotonic()
     done = subprocess.run([os.path.join(BIN, "ansible-playbook"), "-i", os.path.join(eph, "inventory"),
                            os.path.join(REPO, "playbooks", playbook)], cwd=REPO, env=env, capture_output=True, text=True, check=False)
@@ -118,7 +131,8 @@ def main():
                 label, wall / len(NODES), cpu / len(NODES), waits, wall / len(NODES) - waits,
                 " / ".join(str(rows[n]["tasks"]) for n in NODES), " / ".join(str(rows[n]["trips"]) for n in NODES)))
     finally:
-        subprocess.run([os.path.join(BIN, "molecule"), "cleanup", "-s", "transition"], cwd=REPO, check=False, stdout=subprocess.DEVNULL)
+        subprocess.run([os.path.join(BIN, "molecule"), "cleanup", "-s", "transition"], cwd=REPO, env=tool_env(), check=False,
+                       stdout=subprocess.DEVNULL)
         molecule("destroy")
         shutil.rmtree(shim_dir, ignore_errors=True)
     print("\n".join(lines))
