@@ -80,7 +80,9 @@ def main():
     ansible = [os.path.join(REPO, ".venv", "bin", "ansible"), "localhost", "-m", "gpusmith.numa_gate.topology_facts",
                "-e", "ansible_python_interpreter=%s" % os.path.join(REPO, ".venv", "bin", "python")]
     median, best = timed(lambda: run_quiet(ansible, env=env), args.ansible_runs)
-    shown = "ANSIBLE_CONFIG=%s/ansible.cfg %s" % (REPO, " ".join([".venv/bin/ansible"] + ansible[1:]))
+    # Shown relative to the checkout (run from there), not with this machine's absolute paths.
+    shown = "ANSIBLE_CONFIG=ansible.cfg %s" % " ".join(
+        [".venv/bin/ansible"] + ansible[1:-1] + ["ansible_python_interpreter=$PWD/.venv/bin/python"])
     rows.append(("the module through Ansible (ad-hoc, local connection)", shown, args.ansible_runs, median, best))
 
     print("Machine: %s, %d CPUs online, Python %s, %s" % (cpu_model(), os.cpu_count(), platform.python_version(), time.strftime("%Y-%m-%d")))
