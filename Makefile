@@ -15,7 +15,7 @@ export NUMA_GATE_SHARED := $(SHARED)
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
-.PHONY: plan facts test unit sanity units lint integration molecule bench bench-fleet bench-transition clean venv
+.PHONY: plan facts test unit doubles browser sanity lint integration molecule bench bench-fleet bench-transition clean venv
 
 venv: $(VENV)/.installed $(COLLECTION_LINK)
 
@@ -34,18 +34,21 @@ plan: venv
 facts: venv
 	$(BIN)/ansible-playbook -i inventories/demo playbooks/facts.yml
 
-test: unit doubles browser units sanity lint integration molecule
+# Every test runs once, in the runner that suits it; the time of each stage is printed at the end.
+TEST_STAGES := unit doubles browser sanity lint integration molecule
+test: venv
+	$(PYTHON) scripts/test_stages.py $(TEST_STAGES)
 
-unit: venv
-	$(BIN)/python -m pytest -q tests/unit
+# tests/unit (the plugins' tests, mirroring plugins/, and the execution environment's build context)
+# under ansible-test units, the collection convention: modules and module_utils each with only what
+# a node has on its path, the rest as controller code.
+unit: venv $(SANITY_TREE)
+	cd $(SANITY_TREE) && $(CURDIR)/$(BIN)/ansible-test units --local --python 3.11 --color no
 
 # The stand-ins' own tests: the API server double against the real kubectl, the Python client and
 # kubernetes.core; the kubelet stand-in against the kubelet's checksum vectors and wording.
 doubles: venv
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests/doubles
-
-units: venv $(SANITY_TREE)
-	cd $(SANITY_TREE) && $(CURDIR)/$(BIN)/ansible-test units --local --python 3.11 --color no
 
 sanity: venv $(SANITY_TREE)
 	mkdir -p $(GET_PIP_CACHE)
