@@ -4,7 +4,8 @@
 
 Public: `reconcile_allocations`, `SCOPES`.
 
-Pod scope (KEP-5526 as the seed report describes it, and api.proto's comment on fields 4/5): a
+Pod scope (KEP-5526 in github.com/kubernetes/enhancements, and the comment on fields 4/5 of k8s.io/kubelet
+pkg/apis/podresources/v1/api.proto): a
 pod's pod-level ``cpu_ids``/``memory`` are its whole exclusive allocation; exclusive containers
 report subsets of it; shared containers report nothing and run on the pod's shared pool, the pod
 set minus the union of the exclusive sets. Container scope: the pod-level fields are empty, each

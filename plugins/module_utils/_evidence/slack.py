@@ -1,6 +1,6 @@
 # Copyright: (c) 2026, GPU Smith
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Reservation slack as the seed report defines it: reserved capacity minus average use, units kept.
+"""Reservation slack as the collection defines it: reserved capacity minus average use, units kept.
 
 Public: `average_use`, `reservation_slack`, `compare`.
 
@@ -70,7 +70,7 @@ def reservation_slack(reserved_cpus, samples, cores):
 
 
 def compare(baseline, candidate):
-    """The report's comparison: both slacks and the reservation reduction in physical cores (and CPU-equivalents)."""
+    """The comparison: both slacks and the reservation reduction in physical cores (and CPU-equivalents)."""
     return {"baseline_slack": baseline["slack_cpu_equivalents"], "candidate_slack": candidate["slack_cpu_equivalents"],
             "reduction_physical_cores": baseline["reserved_physical_cores"] - candidate["reserved_physical_cores"],
             "reduction_cpu_equivalents": baseline["reserved_cpu_equivalents"] - candidate["reserved_cpu_equivalents"],

@@ -19,7 +19,7 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._quantity impor
 STRATEGIES = ("spread", "compact", "device-aware")
 DEFAULT_RESERVED_CPUS = 2
 DEFAULT_STRATEGY = "device-aware"
-# The seed report's canary: pod-level resource managers on, static CPU and Memory
+# The canary configuration: pod-level resource managers on, static CPU and Memory
 # Managers, single-numa-node Topology Manager at pod scope (names are case-sensitive).
 DEFAULT_KUBELET_SETTINGS = {
     "cpuManagerPolicy": "static",

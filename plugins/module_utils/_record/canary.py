@@ -1,10 +1,10 @@
 # Copyright: (c) 2026, GPU Smith
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The allocation canary of the seed report: its manifest, its Guaranteed QoS check, and its admission read by layer (pure).
+"""The allocation canary: its manifest, its Guaranteed QoS check, and its admission read by layer (pure).
 
 Public: `manifest`, `qos_problems`, `admission`, `MANIFEST_KEYS`, `KUBELET_REASONS`.
 
-`manifest(params)`: the report's canary (pod budget 4 CPU / 4Gi in ``.spec.resources``, the main
+`manifest(params)`: the allocation canary (pod budget 4 CPU / 4Gi in ``.spec.resources``, the main
 container 2 CPU / 2Gi with requests equal to limits, two restartable sidecars sharing the rest),
 or the operator's own pod (``workload``) with its GPU request or DRA claim kept; either is pinned
 to one node of the canary pool by node selector (the scheduler still places it).

@@ -1,6 +1,6 @@
 # Copyright: (c) 2026, GPU Smith
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The acceptance record of one node (the seed report's Table 2), assembled from the evidence (pure).
+"""The acceptance record of one node (devices, locality, configuration, allocations, placement), assembled from the evidence (pure).
 
 Public: `build`, `SCHEMA_VERSION`, `INPUT_KEYS`, `cpu_roles`, `device_identities`.
 

@@ -1,10 +1,10 @@
 # Copyright: (c) 2026, GPU Smith
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The verdict of one node by the seed report's decision criteria (pure).
+"""The verdict of one node by the collection's decision criteria (pure).
 
 Public: `decide`, `VERDICTS`, `WATCHED`, `POLICY_KEYS`, `EVIDENCE_KEYS`.
 
-The report's criteria:
+The criteria:
 
 - **adopt**: the tested stack is supported, admission is predictable, collectors reconcile
   allocations, and service objectives hold;
@@ -34,7 +34,7 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.errors 
 
 VERDICTS = ("adopt", "restrict", "defer", "revalidate")
 _STRENGTH = {"info": 0, "adopt": 1, "restrict": 2, "revalidate": 3, "defer": 4}
-# Values whose change since the accepted record asks for the contract again (the report's list, plus the kubelet and kernel).
+# Values whose change since the accepted record asks for the contract again (driver, node image, device plugin, workload, plus the kubelet and kernel).
 WATCHED = ("kubelet", "kernel", "driver", "node_image", "device_plugin", "workload")
 POLICY_KEYS = ("unsupported", "supported", "restrict_to", "revalidated")
 EVIDENCE_KEYS = ("versions", "devices", "has_gpus", "oracle", "placement", "admission", "configuration", "metrics",

@@ -5,7 +5,8 @@
 Public: `verify`, `observe`, `ready_condition`, `VerifyError`.
 
 A single probe proves little: a kubelet that fails its start checks exits and systemd restarts it,
-and ``healthz`` can answer ``ok`` between two restarts (KUBELET-FACTS.md). So the node counts as
+and ``healthz`` can answer ``ok`` between two restarts (the kubelet logs "Failed to start ContainerManager" and
+exits, pkg/kubelet/kubelet.go in github.com/kubernetes/kubernetes). So the node counts as
 stable only when, at every poll across ``stable_s`` seconds, its ``Ready`` condition is ``True``
 with the same ``lastTransitionTime`` and the kubelet's ``/healthz`` answers ``ok`` through the API
 server's node proxy (``/api/v1/nodes/<name>/proxy/healthz``); any break starts the window again.
