@@ -2,8 +2,8 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The artifacts action: write a host's files into one controller folder, in-process.
 
-The writing (names, atomic replacement, change detection) is in module_utils/_artifacts.py;
-this adapts it to a task: arguments, check and diff mode, and a clean failure.
+The writing (names, the host folder, atomic replacement, change detection) is in
+module_utils/_artifacts.py; this adapts it to a task: arguments, check and diff mode, and a clean failure.
 """
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._errors import 
 ARGUMENT_SPEC = {
     "dest": {"type": "path", "required": True},
     "files": {"type": "dict", "required": True},
+    "host": {"type": "str"},
+    "subdir": {"type": "str"},
 }
 
 
@@ -31,7 +33,8 @@ class ActionModule(ActionBase):
         del tmp  # unused: nothing goes to the node
         _validation, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
         try:
-            folder, changed, entries = _artifacts.write(args["dest"], args["files"], check_mode=bool(self._task.check_mode))
+            folder, changed, entries = _artifacts.write(args["dest"], args["files"], check_mode=bool(self._task.check_mode),
+                                                        host=args["host"], subdir=args["subdir"])
         except (_artifacts.ArtifactsError, OSError) as exc:
             result.update(failed=True, msg=failure_message(exc), changed=False)
             return result

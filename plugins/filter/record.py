@@ -1,10 +1,11 @@
 # Copyright: (c) 2026, GPU Smith
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Filters: acceptance_record, acceptance_verdict, acceptance_markdown, acceptance_html, acceptance_fleet, canary_manifest, canary_qos_problems,
-canary_admission (docs in plugins/filter/<name>.yml)."""
+canary_admission, artifacts_file (docs in plugins/filter/<name>.yml)."""
 
 from __future__ import annotations
 
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _artifacts
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import canary
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import html
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import markdown
@@ -53,10 +54,15 @@ def canary_admission(pod, events=None, api_error=None):
     return adapt("canary_admission", canary.admission, pod, events, api_error)
 
 
+def artifacts_file(host, artifacts_dir, name):
+    """<artifacts_dir>/<host>/<name>, the host and file names checked as the artifacts action checks them (for reading a host's record)."""
+    return adapt("artifacts_file", _artifacts.host_file, artifacts_dir, host, name)
+
+
 class FilterModule(object):
     """The acceptance record filters."""
 
     def filters(self):
         return {"acceptance_record": acceptance_record, "acceptance_verdict": acceptance_verdict, "acceptance_markdown": acceptance_markdown,
                 "acceptance_html": acceptance_html, "acceptance_fleet": acceptance_fleet, "canary_manifest": canary_manifest,
-                "canary_qos_problems": canary_qos_problems, "canary_admission": canary_admission}
+                "canary_qos_problems": canary_qos_problems, "canary_admission": canary_admission, "artifacts_file": artifacts_file}

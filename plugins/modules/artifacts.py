@@ -16,12 +16,17 @@ description:
     configuration, summary) with it, one task per host and role.
   - Runs as an action plugin inside the controller process, so it costs no module execution, no connection to
     the node and no extra process per file.
-  - Makes O(dest) (and its parents) when it is missing. Each file whose content differs is written to a
-    temporary file in O(dest) and renamed over the old one, so a reader never sees half a file; files whose
-    content is the same are left alone, and the task reports C(changed) only when a file changed.
-  - Never writes outside O(dest); a file name with C(/), C(..), a NUL byte, or an empty name is refused, as is a
-    name that exists in O(dest) as a symlink, folder or other non-regular file (it is not replaced or written
-    through). Nothing is written when any name is refused.
+  - The folder written into is O(dest), or C(<dest>/<host>) with O(host), or C(<dest>/<host>/<subdir>) with O(subdir) too.
+  - Makes that folder (and its parents) when it is missing. Every name and every content is checked before anything
+    is written; then each file whose content differs is written to a temporary file in the folder, and only when all
+    of them are written are they renamed over the old ones, so a failed batch changes no file and a reader never
+    sees half a file. Files whose content is the same are left alone, and the task reports C(changed) only when a
+    file changed.
+  - Never writes outside O(dest), and never into another host's folder. A file name, O(host) and O(subdir) must
+    each be one name - not empty, not C(.) or C(..), no C(/), no NUL or other control character, valid UTF-8, at
+    most 255 bytes (the file-name limit) - or the task fails naming the value and the rule. A name that exists as
+    a symlink, folder or other non-regular file is refused, as is a host folder or subfolder that exists as a
+    symlink or a file (it is not replaced or written through). Nothing is written when anything is refused.
   - Files are written with mode C(0644), a folder it makes with mode C(0755).
 options:
   dest:
@@ -32,9 +37,20 @@ options:
     required: true
   files:
     description:
-      - File name (a plain name inside O(dest)) to its content (text, written as UTF-8).
+      - File name (one plain name inside the folder) to its content (text, written as UTF-8).
     type: dict
     required: true
+  host:
+    description:
+      - The inventory host whose artifacts these are; they go into the folder C(<dest>/<host>).
+      - Give the host name here rather than inside O(dest), so that it is checked as one folder name: a host
+        named C(../../x), C(..) or C(node-b/../node-a) is refused before anything is written.
+    type: str
+  subdir:
+    description:
+      - A folder inside the host's folder (C(<dest>/<host>/<subdir>)), or inside O(dest) without O(host); one name,
+        checked as O(host) is.
+    type: str
 attributes:
   action:
     support: full
@@ -56,17 +72,26 @@ notes:
 """
 
 EXAMPLES = r"""
-- name: Write the facts and the plan for this host
+- name: Write the facts and the plan for this host into <artifacts>/<host>
   gpusmith.numa_gate.artifacts:
-    dest: "{{ numa_gate_artifacts_dir | default('artifacts') }}/{{ inventory_hostname }}"
+    dest: "{{ numa_gate_artifacts_dir | default('artifacts') }}"
+    host: "{{ inventory_hostname }}"
     files:
       topology.json: "{{ ansible_facts.numa_gate_topology | to_nice_json(indent=2) }}\n"
       summary.md: "{{ lookup('ansible.builtin.template', 'summary.md.j2') }}"
+
+- name: Keep a copy of the baseline in <artifacts>/<host>/baseline
+  gpusmith.numa_gate.artifacts:
+    dest: "{{ numa_gate_artifacts_dir | default('artifacts') }}"
+    host: "{{ inventory_hostname }}"
+    subdir: baseline
+    files:
+      manifest.json: "{{ baseline.manifest | to_nice_json(indent=2) }}\n"
 """
 
 RETURN = r"""
 dest:
-  description: The absolute folder written into.
+  description: The absolute folder written into (with O(host), C(<dest>/<host>), and C(/<subdir>) with O(subdir)).
   returned: always
   type: str
   sample: /home/ops/artifacts/gpu-node-01

@@ -58,8 +58,31 @@ def test_a_refused_name_is_a_failed_result_not_a_traceback(tmp_path):
     result = run({"dest": str(tmp_path), "files": {"../x": "y"}})
     assert result["failed"] is True
     assert result["changed"] is False
-    assert result["msg"] == "artifacts: file name '../x' must be a plain name inside dest (no '/', NUL, '.' or '..')"
+    assert result["msg"] == "artifacts: file name '../x' has a '/': it must be one name inside its folder, not a path"
     assert os.listdir(tmp_path) == []
+
+
+def test_host_and_subdir_name_the_folder_inside_dest(tmp_path):
+    result = run({"dest": str(tmp_path), "host": "node-1", "subdir": "baseline", "files": {"manifest.json": "{}\n"}})
+    assert (result["changed"], result["dest"], result["changed_files"]) == (True, str(tmp_path / "node-1" / "baseline"), ["manifest.json"])
+    assert (tmp_path / "node-1" / "baseline" / "manifest.json").read_text() == "{}\n"
+
+
+@pytest.mark.parametrize("host,message", [
+    ("../../x", "artifacts: host name '../../x' has a '/': it must be one name inside its folder, not a path"),
+    ("..", "artifacts: host name '..' is not a name: '.' and '..' are the folder itself and its parent"),
+    ("node-b/../node-a", "artifacts: host name 'node-b/../node-a' has a '/': it must be one name inside its folder, not a path"),
+    ("x" * 300, "artifacts: host name %r... is 300 bytes in UTF-8, over the 255-byte limit of one file name (NAME_MAX)" % ("x" * 40)),
+])
+def test_a_hostile_host_is_a_failed_result_and_nothing_is_written(tmp_path, host, message):
+    dest = tmp_path / "a" / "artifacts"
+    (dest / "node-a").mkdir(parents=True)
+    (dest / "node-a" / "plan.json").write_text("a\n")
+    result = run({"dest": str(dest), "host": host, "files": {"plan.json": "evil\n"}})
+    assert (result["failed"], result["changed"], result["msg"]) == (True, False, message)
+    assert sorted(os.path.relpath(os.path.join(d, n), str(tmp_path)) for d, ds, fs in os.walk(str(tmp_path)) for n in ds + fs) == [
+        "a", "a/artifacts", "a/artifacts/node-a", "a/artifacts/node-a/plan.json"]
+    assert (dest / "node-a" / "plan.json").read_text() == "a\n"
 
 
 def test_arguments_are_checked(tmp_path):

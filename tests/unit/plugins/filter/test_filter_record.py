@@ -12,7 +12,15 @@ FILTERS = FilterModule().filters()
 
 def test_filter_names():
     assert sorted(FILTERS) == ["acceptance_fleet", "acceptance_html", "acceptance_markdown", "acceptance_record", "acceptance_verdict",
-                               "canary_admission", "canary_manifest", "canary_qos_problems"]
+                               "artifacts_file", "canary_admission", "canary_manifest", "canary_qos_problems"]
+
+
+def test_artifacts_file_checks_the_host_name(tmp_path):
+    assert FILTERS["artifacts_file"]("node-a", str(tmp_path), "acceptance.json") == str(tmp_path / "node-a" / "acceptance.json")
+    with pytest.raises(AnsibleFilterError) as err:
+        FILTERS["artifacts_file"]("../../x", str(tmp_path), "acceptance.json")
+    assert str(err.value) == "artifacts_file: artifacts: host name '../../x' has a '/': it must be one name inside its folder, not a path"
+    assert not list(tmp_path.iterdir())
 
 
 def test_canary_filters():
