@@ -2,20 +2,24 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Read node files without leaving the folder given, without blocking, within a size bound.
 
-Public: `FileIOError`, `resolve_within`, `read_regular`, `read_under`, `DEFAULT_READ_LIMIT`.
+Public: `FileIOError`, `resolve_within`, `read_regular`, `read_under`, `parse_json`, `JSONTooDeep`, `short_repr`, `DEFAULT_READ_LIMIT`.
 
 `resolve_within(root, path)` resolves ``path`` as if ``root`` were ``/`` (the way a chroot
 would): ``..`` never climbs above ``root`` and an absolute symlink target is read inside
 ``root``, so the result always lies under ``root``. `read_regular` opens only regular files,
 with ``O_NOFOLLOW`` and ``O_NONBLOCK`` (a FIFO or device is refused, never opened for a
 blocking read) and refuses files over a byte bound instead of reading them whole.
+`parse_json` decodes UTF-8 JSON and turns the parser's RecursionError (JSON nested deeper than the
+interpreter's stack) into `JSONTooDeep`, a ValueError, so callers name the file instead of failing with it.
 Writing lives in ``_node_state``; this is the reading half, shared by every step.
 """
 
 from __future__ import annotations
 
 import errno
+import json
 import os
+import reprlib
 import stat
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._errors import NumaGateError
@@ -131,3 +135,30 @@ def read_regular(path, limit=DEFAULT_READ_LIMIT):
 def read_under(root, path, limit=DEFAULT_READ_LIMIT):
     """`read_regular` of ``path`` resolved inside ``root`` (symlinks followed, but only inside)."""
     return read_regular(resolve_within(root, path), limit)
+
+
+class JSONTooDeep(ValueError):
+    """JSON nested deeper than the parser can follow (its RecursionError, as a ValueError)."""
+
+
+def parse_json(blob):
+    """The JSON value of ``blob`` (bytes or str); a ValueError (never a RecursionError) when it is not JSON.
+
+    A ``UnicodeDecodeError`` is a ValueError too, so one ``except ValueError`` covers every way bytes fail to be JSON.
+    """
+    text = blob.decode("utf-8") if isinstance(blob, bytes) else blob
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise JSONTooDeep("nested too deeply to parse (more levels of arrays and objects than the parser's recursion limit)")
+
+
+_SHORT = reprlib.Repr()
+_SHORT.maxstring = 60
+_SHORT.maxother = 60
+_SHORT.maxlevel = 3
+
+
+def short_repr(value):
+    """``repr`` of ``value`` bounded in length and depth, for messages about hostile input."""
+    return _SHORT.repr(value)

@@ -17,6 +17,13 @@ description:
   - O(action=open) returns the transition still open for O(target), or opens a new one named O(new_id).
   - O(action=record) appends one step event; O(action=read) returns where the transition stands; O(action=close) marks
     it done (the folder stays as its record).
+  - Nothing is written before the whole journal has been read and checked; a damaged journal is refused line by line and
+    left as it is. A last line a killed run cut short is removed before the next event is appended, and that event and
+    RV(notes) say so. Concurrent opens are serialized by a lock (C(transitions/.lock)), so they give one transition.
+    O(action=record) into a transition that was never opened is refused.
+  - A journal or transition folder that is a symlink, a FIFO or not a regular file or folder is refused. State that is
+    not private (owned by another user, or writable by group or others) is refused for writes and noted in RV(notes) by
+    O(action=read).
 options:
   action:
     description: What to do.
@@ -90,16 +97,20 @@ journal:
   returned: always
   type: dict
 notes:
-  description: What reading the journal noticed, such as a last line a kill cut short.
+  description:
+    - What reading the journal noticed, such as a last line a kill cut short, or removed before this event was appended,
+      and state that is not private.
   returned: always
   type: list
   elements: str
 """
 
+import os
+
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _errors
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_state import journal, transitions
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_state import confine, journal, transitions
 
 
 def _need(params, *names):
@@ -108,33 +119,67 @@ def _need(params, *names):
         raise _errors.NumaGateError("action=%s needs %s" % (params["action"], " and ".join(missing)))
 
 
+def _open(module):
+    params = module.params
+    root, state_dir = params["root"], params["state_dir"]
+    _need(params, "target", "new_id")
+    transitions.check_id(params["new_id"])
+    pointer = transitions.current(root, state_dir)
+    if pointer is None and module.check_mode:
+        if os.path.lexists(transitions.folder(root, state_dir, params["new_id"])):
+            raise _errors.NumaGateError("transition id %s is taken: %s/transitions/%s exists (a transition opened before); "
+                                        "give another new_id; nothing was changed" % (params["new_id"], state_dir, params["new_id"]))
+        return {"id": params["new_id"], "target": params["target"]}, True, False
+    if module.check_mode:
+        if pointer["target"] != params["target"]:
+            transitions.open_transition(root, state_dir, params["target"], params["new_id"])  # raises: another target is open
+        return pointer, False, True
+    pointer, resumed = transitions.open_transition(root, state_dir, params["target"], params["new_id"])
+    return pointer, not resumed, resumed
+
+
+def _record(module, folder, path, notes):
+    params = module.params
+    _need(params, "step", "event")
+    if not os.path.isdir(folder):
+        if module.check_mode:
+            notes.append("transition %s is not open on this node yet (check mode opened none); nothing was recorded" % params["transition"])
+            return
+        raise _errors.NumaGateError("transition %s was never opened on this node (%s/transitions/%s does not exist): open it first "
+                                    "(action=open); nothing was recorded" % (params["transition"], params["state_dir"], params["transition"]))
+    confine.require_private(params["root"], params["state_dir"], path)
+    if module.check_mode:
+        journal.read(path)  # a damaged journal fails here too
+        return
+    journal.append(path, params["step"], params["event"], outcome=params["outcome"], changed=params["changed"], notes=notes)
+
+
 def run(module):
     params = module.params
     root, state_dir, action = params["root"], params["state_dir"], params["action"]
-    changed, resumed = False, False
+    changed, resumed, notes = False, False, []
     if action == "open":
-        _need(params, "target", "new_id")
-        pointer = transitions.current(root, state_dir)
-        if pointer is None and module.check_mode:
-            transitions.folder(root, state_dir, params["new_id"])  # the id is checked even in check mode
-            pointer, changed = {"id": params["new_id"], "target": params["target"]}, True
-        else:
-            pointer, resumed = transitions.open_transition(root, state_dir, params["target"], params["new_id"])
-            changed = not resumed
+        pointer, changed, resumed = _open(module)
     else:
         _need(params, "transition")
         pointer = transitions.current(root, state_dir) or {"id": params["transition"], "target": None}
         if pointer["id"] != params["transition"]:
-            pointer = {"id": params["transition"], "target": None}
-    path = transitions.journal_path(root, state_dir, pointer["id"])
+            pointer = {"id": transitions.check_id(params["transition"]), "target": None}
+    folder = transitions.folder(root, state_dir, pointer["id"])
+    path = os.path.join(folder, journal.JOURNAL)
     if action == "record":
-        _need(params, "step", "event")
+        _record(module, folder, path, notes)
         changed = True
-        if not module.check_mode:
-            journal.append(path, params["step"], params["event"], outcome=params["outcome"], changed=params["changed"])
-    elif action == "close" and not module.check_mode:
-        changed = transitions.close(root, state_dir, pointer["id"])
-    entries, notes = journal.read(path)
+    elif action == "close":
+        if module.check_mode:
+            journal.read(path)
+            changed = pointer["target"] is not None
+        else:
+            changed = transitions.close(root, state_dir, pointer["id"])
+    entries, read_notes = journal.read(path)
+    if action == "read":
+        notes.extend("not private: %s" % problem for problem in confine.privacy_problems(root, state_dir, path))
+    notes.extend(note for note in read_notes if note not in notes)
     module.exit_json(changed=changed, transition=pointer, resumed=resumed, journal=journal.summary(entries), notes=notes)
 
 

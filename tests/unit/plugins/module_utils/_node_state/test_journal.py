@@ -61,7 +61,8 @@ def test_a_step_in_progress_and_a_cut_last_line(tmp_path):
 
 def test_garbage_inside_is_an_error_naming_the_line(tmp_path):
     path = tmp_path / "journal.jsonl"
-    path.write_text('{"step": "stop", "event": "started", "at": "x"}\nrm -rf /\n{"step": "stop", "event": "finished", "at": "y"}\n')
+    path.write_text('{"step": "stop", "event": "started", "at": "2026-12-01T09:00:00Z"}\nrm -rf /\n'
+                    '{"step": "stop", "event": "finished", "at": "2026-12-01T09:00:01Z"}\n')
     with pytest.raises(atomic.NodeStateError) as raised:
         journal.read(str(path))
     assert str(raised.value) == "line 2 of journal %s is not a journal entry: 'rm -rf /'; nothing was changed" % path
