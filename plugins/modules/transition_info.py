@@ -17,8 +17,12 @@ description:
   - The record has each step in journal order with its start and end times, its duration, its outcome and what it
     recorded, and each file the transition touched with its backup, the sha256 of what the file held before (from the
     backup's record) and of what it holds now.
-  - Read-only. Nothing under O(state_dir) is read through a symlink that leads out of it, and node files are never
-    opened through a symlink (a symlink's own target text is what its sha256 is taken of, as its backup keeps it).
+  - Read-only. Nothing under O(state_dir) is read through a symlink (C(transitions), the transition's folder, a backup
+    outside the state folder), and node files are never opened through a symlink (a symlink's own target text is what
+    its sha256 is taken of, as its backup keeps it). These are the checks M(gpusmith.numa_gate.transition_journal) and
+    M(gpusmith.numa_gate.transition_restore) make, in the same words.
+  - State that is not private (owned by another user, or writable by group or others) is read, and said so in
+    RV(record.notes).
 options:
   transition:
     description:
@@ -128,7 +132,7 @@ record:
       type: list
       elements: dict
     notes:
-      description: What reading the journal noticed, such as a last line a kill cut short.
+      description: What reading the journal noticed, such as a last line a kill cut short, and state that is not private.
       type: list
       elements: str
 """
@@ -140,26 +144,8 @@ import stat
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _errors, _fileio
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_state import atomic, backups, journal, transitions
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_state import atomic, backups, confine, journal, restore_plan, transitions
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import record
-
-
-def _inside(path, folder):
-    return os.path.commonpath([path, folder]) == folder
-
-
-def _node_path(real_root, real):
-    """The node path of ``real`` (a path under the resolved root)."""
-    return real if real_root == "/" else "/" + os.path.relpath(real, real_root)
-
-
-def _folder(root, state_dir, transition_id):
-    folder = transitions.folder(root, state_dir, transition_id)
-    if not _inside(os.path.dirname(folder), _fileio.resolve_within(root, state_dir)):
-        raise atomic.NodeStateError("%s/transitions leads out of %s (a symlink); not read" % (state_dir, state_dir))
-    if os.path.islink(folder):
-        raise atomic.NodeStateError("%s/transitions/%s is a symlink; not read" % (state_dir, transition_id))
-    return folder
 
 
 def _last(root, state_dir):
@@ -167,7 +153,7 @@ def _last(root, state_dir):
     pointer = transitions.current(root, state_dir)
     if pointer is not None:
         return pointer["id"]
-    parent = _fileio.resolve_within(root, os.path.join(state_dir, "transitions"))
+    parent = confine.transitions_folder(root, state_dir)
     best_key, best = None, None
     for name in sorted(os.listdir(parent)) if os.path.isdir(parent) else []:
         path = os.path.join(parent, name)
@@ -202,11 +188,12 @@ def _sha_now(real):
         return None, str(exc)
 
 
-def _kept(root, state_real, backup):
+def _kept(root, state_dir, backup):
     """(record of the backup, problem): its ``.meta``, or the copy's own sha256 when it has none."""
-    copy = _fileio.resolve_within(root, backup, follow_last=False)
-    if not _inside(copy, state_real):
-        return None, "backup %s lies outside the state folder; not read" % backup
+    try:
+        copy = confine.backup_copy(root, state_dir, backup)
+    except atomic.NodeStateError as exc:
+        return None, str(exc)
     if not os.path.lexists(copy):
         return None, "backup %s is missing" % backup
     try:
@@ -219,37 +206,10 @@ def _kept(root, state_real, backup):
     return kept, None
 
 
-def _unrecorded(real_root, folder, recorded):
-    """Backups in the transition's folder that no journal event names (a step killed before it recorded them)."""
-    found = {}
-    kept_dir = os.path.join(folder, "backups")
-    if os.path.islink(kept_dir) or not os.path.isdir(kept_dir):
-        return []
-    for name in sorted(os.listdir(kept_dir)):
-        if not name.endswith(backups.BACKUP_SUFFIX):
-            continue
-        copy = os.path.join(kept_dir, name)
-        try:
-            kept = backups.read_record(copy) or {}
-        except (atomic.NodeStateError, _fileio.FileIOError):
-            continue
-        original = kept.get("path")
-        if not isinstance(original, str) or (real_root != "/" and not _inside(original, real_root)):
-            continue
-        path = _node_path(real_root, original)
-        if path not in recorded and path not in found:
-            found[path] = {"path": path, "backup": _node_path(real_root, copy), "recorded": False}
-    return list(found.values())
-
-
-def _files(root, state_dir, folder, entries):
-    real_root = os.path.realpath(root)
-    state_real = _fileio.resolve_within(root, state_dir)
-    touched = [dict(item, recorded=True) for item in journal.recorded_files(entries)]
-    touched += _unrecorded(real_root, folder, {item["path"] for item in touched})
+def _files(root, state_dir, transition_id, entries):
     files = []
-    for item in touched:
-        kept, problem = _kept(root, state_real, item["backup"]) if item["backup"] else (None, None)
+    for item in restore_plan.touched(root, state_dir, transition_id, entries):
+        kept, problem = _kept(root, state_dir, item["backup"]) if item["backup"] else (None, None)
         sha_now, now_problem = _sha_now(_fileio.resolve_within(root, item["path"], follow_last=False))
         files.append(dict(item, kept=kept, sha256_now=sha_now, problem="; ".join(p for p in (problem, now_problem) if p) or None))
     return files
@@ -259,11 +219,13 @@ def run(module):
     params = module.params
     root, state_dir = params["root"], params["state_dir"]
     transition_id = params["transition"] or _last(root, state_dir)
-    folder = _folder(root, state_dir, transition_id) if transition_id else None
+    folder = transitions.folder(root, state_dir, transition_id) if transition_id else None
     if folder is None or not os.path.isdir(folder):
         module.exit_json(changed=False, found=False, transition=None, record=None)
-    entries, notes = journal.read(os.path.join(folder, journal.JOURNAL))
-    built = record.build(transition_id, entries, _files(root, state_dir, folder, entries), pointer=transitions.current(root, state_dir),
+    path = os.path.join(folder, journal.JOURNAL)
+    entries, notes = journal.read(path)
+    notes = notes + ["not private: %s" % problem for problem in confine.privacy_problems(root, state_dir, path)]
+    built = record.build(transition_id, entries, _files(root, state_dir, transition_id, entries), pointer=transitions.current(root, state_dir),
                          node=params["node"] or os.uname().nodename, target=params["target"], notes=notes)
     module.exit_json(changed=False, found=True, transition=transition_id, record=built)
 

@@ -17,6 +17,9 @@ description:
   - What is there now is backed up into O(backup_dir) before it is replaced or removed, so a restore loses nothing
     either.
   - A file that already holds its backup's bytes (or is already absent) is left alone.
+  - Every backup is checked before the first file is replaced: it must lie in O(state_dir), be private state, a regular
+    file with a backup record of the right shape, and match its recorded sha256; every node file must be absent, a
+    regular file or a symlink. A refusal changes nothing, not even the backup folder O(backup_dir).
 options:
   transition:
     description:
@@ -25,7 +28,7 @@ options:
         before recording it (the oldest per path). Either this or O(files).
     type: str
   state_dir:
-    description: The collection's state folder on the node, where O(transition)'s journal is.
+    description: The collection's state folder on the node, where O(transition)'s journal is and every backup must lie.
   files:
     description: The files to put back. Either this or O(transition).
     type: list
@@ -72,82 +75,46 @@ restored:
   elements: dict
 """
 
-import hashlib
 import os
 
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _errors, _fileio
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_state import backups, journal, transitions
-
-_LIMIT = 16 * 1024 * 1024
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_state import confine, journal, restore_plan, transitions
 
 
-def _sha(path):
-    try:
-        return hashlib.sha256(_fileio.read_regular(path, _LIMIT)).hexdigest()
-    except (OSError, _fileio.FileIOError):
-        return None
-
-
-def _pending(root, files):
-    pending = []
-    for entry in files:
-        real = _fileio.resolve_within(root, entry["path"], follow_last=False)
-        if entry.get("backup"):
-            copy = _fileio.resolve_within(root, entry["backup"], follow_last=False)
-            record = backups.read_record(copy) or {}
-            if not os.path.lexists(real) or _sha(real) != (record.get("sha256") or _sha(copy)):
-                pending.append((entry["path"], real, copy))
-        elif os.path.lexists(real):
-            pending.append((entry["path"], real, None))
-    return pending
-
-
-def _kept_but_not_recorded(params, recorded):
-    """Backups in the transition's folder whose step was killed before it recorded them: the oldest per path."""
-    folder = os.path.join(transitions.folder(params["root"], params["state_dir"], params["transition"]), "backups")
-    real_root = os.path.realpath(params["root"])
-    found = {}
-    for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
-        if not name.endswith(backups.BACKUP_SUFFIX):
-            continue
-        record = backups.read_record(os.path.join(folder, name)) or {}
-        original = record.get("path")
-        if not isinstance(original, str):
-            continue
-        node_path = "/" + os.path.relpath(original, real_root) if real_root != "/" else original
-        if node_path not in recorded and node_path not in found:
-            found[node_path] = {"path": node_path, "backup": os.path.join(folder, name)[len(real_root):] if real_root != "/" else
-                                os.path.join(folder, name)}
-    return list(found.values())
+def _keep(params):
+    """The real backup folder, private state when it exists (checked before anything is written)."""
+    keep = _fileio.resolve_within(params["root"], params["backup_dir"])
+    state = confine.state_folder(params["root"], params["state_dir"])
+    if confine.inside(keep, state):
+        confine.require_private(params["root"], params["state_dir"], keep)
+    elif os.path.lexists(keep):
+        confine.require_private(params["root"], params["backup_dir"], keep)
+    return keep
 
 
 def run(module):
     params = module.params
+    root, state_dir = params["root"], params["state_dir"]
     files = params["files"]
     if params["transition"]:
-        entries, _notes = journal.read(transitions.journal_path(params["root"], params["state_dir"], params["transition"]))
-        files = journal.recorded_files(entries)
-        files += _kept_but_not_recorded(params, {entry["path"] for entry in files})
-    pending = _pending(params["root"], files)
-    result = {"changed": bool(pending), "restored": []}
-    if module._diff and pending:  # pylint: disable=protected-access
-        result["diff"] = {"before": "".join("%s\n" % path for path, _real, _copy in pending), "after": "",
+        folder = transitions.folder(root, state_dir, params["transition"])
+        confine.require_private(root, state_dir, folder)
+        entries, _notes = journal.read(os.path.join(folder, journal.JOURNAL))
+        files = [{"path": item["path"], "backup": item["backup"]} for item in restore_plan.touched(root, state_dir, params["transition"], entries)]
+    # Everything is read and checked before the first write: a refusal leaves every file as it was.
+    steps = restore_plan.plan(root, state_dir, files)
+    keep = _keep(params)
+    result = {"changed": bool(steps), "restored": []}
+    if module._diff and steps:  # pylint: disable=protected-access
+        result["diff"] = {"before": "".join("%s\n" % path for path, _real, _kept in steps), "after": "",
                           "before_header": "files to put back", "after_header": "put back"}
     if module.check_mode:
-        result["restored"] = [{"path": path, "action": "would restore" if copy else "would remove", "saved": None}
-                              for path, _real, copy in pending]
+        result["restored"] = [{"path": path, "action": "would restore" if kept else "would remove", "saved": None}
+                              for path, _real, kept in steps]
         module.exit_json(**result)
-    keep = _fileio.resolve_within(params["root"], params["backup_dir"])
-    for path, real, copy in pending:
-        saved = backups.backup(real, keep) if os.path.lexists(real) else None
-        if copy is None:
-            backups.remove(real)
-            result["restored"].append({"path": path, "action": "removed", "saved": saved})
-        else:
-            backups.restore(copy, real)
-            result["restored"].append({"path": path, "action": "restored", "saved": saved})
+    result["restored"] = restore_plan.apply(steps, keep)
     module.exit_json(**result)
 
 

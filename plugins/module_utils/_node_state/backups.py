@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Byte-for-byte backups of node files, private to the collection, and putting them back.
 
-Public: `backup`, `backups_of`, `restore`, `remove`, `replace`, `backup_prefix`, `read_record`,
+Public: `backup`, `backups_of`, `restore`, `load`, `put_back`, `remove`, `replace`, `backup_prefix`, `read_record`,
 `write_record`, `NAME_MAX`.
 
 A backup of ``/etc/x.conf`` is ``<backup_dir>/etc__x.conf.<UTC timestamp>.bak``: the bytes, 0600
@@ -12,6 +12,10 @@ owner back and refuses a copy that no longer matches. A symlink is backed up as 
 text, never the bytes it points to) and restored as one. A path whose flattened name would not fit
 in NAME_MAX (255 bytes) with the timestamp is named by a readable tail of it and the first 16 hex
 digits of its sha256: deterministic, so `backups_of` finds those backups too.
+
+Putting back is two steps so a caller can check every backup before it changes the first file:
+`load` reads a copy and its record, refuses a record of the wrong shape and bytes that do not match
+their sha256, and returns what `put_back` then writes, without reading the copy again.
 """
 
 from __future__ import annotations
@@ -69,18 +73,47 @@ def write_record(copy, record):
 
 
 def read_record(copy):
-    """The record beside ``copy``, or None for a copy made before records were kept."""
+    """The record beside ``copy``, or None for a copy made before records were kept; its shape is checked."""
     try:
         data = _fileio.read_regular(copy + RECORD_SUFFIX, _RECORD_LIMIT)
     except FileNotFoundError:
         return None
+    except _fileio.FileIOError as exc:
+        raise atomic.NodeStateError("%s%s is not a backup record (%s); not restoring %s" % (copy, RECORD_SUFFIX, exc, copy))
     try:
-        record = json.loads(data.decode("utf-8"))
+        record = _fileio.parse_json(data)
     except ValueError as exc:
         raise atomic.NodeStateError("%s%s is not a backup record (%s); not restoring %s" % (copy, RECORD_SUFFIX, exc, copy))
     if not isinstance(record, dict):
         raise atomic.NodeStateError("%s%s is not a backup record; not restoring %s" % (copy, RECORD_SUFFIX, copy))
+    problem = _record_problem(record)
+    if problem:
+        raise atomic.NodeStateError("%s%s is not a backup record (%s); not restoring %s" % (copy, RECORD_SUFFIX, problem, copy))
     return record
+
+
+def _is_id(value):
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _record_problem(record):
+    """Why ``record`` is not the shape `write_record` writes, or None."""
+    kind = record.get("kind", "file")
+    if kind not in ("file", "symlink"):
+        return "kind %s is not file or symlink" % _fileio.short_repr(kind)
+    if "path" in record and not isinstance(record["path"], str):
+        return "path %s is not a path" % _fileio.short_repr(record["path"])
+    sha = record.get("sha256")
+    if sha is not None and not (isinstance(sha, str) and re.match(r"^[0-9a-f]{64}$", sha)):
+        return "sha256 %s is not 64 hex digits" % _fileio.short_repr(sha)
+    if kind == "symlink":
+        return None if isinstance(record.get("link"), str) and record["link"] else "a symlink record without its link text"
+    mode = record.get("mode")
+    if not (isinstance(mode, str) and re.match(r"^[0-7]{3,4}$", mode)):
+        return "mode %s is not an octal mode such as 0600" % _fileio.short_repr(mode)
+    if not (_is_id(record.get("uid")) and _is_id(record.get("gid"))):
+        return "uid %s and gid %s are not user and group ids" % (_fileio.short_repr(record.get("uid")), _fileio.short_repr(record.get("gid")))
+    return None
 
 
 def _snapshot(path):
@@ -153,26 +186,39 @@ def _restore_link(copy, link, path):
     return path
 
 
-def restore(copy, path):
-    """Put a kept copy back at ``path`` atomically, with the original's mode and owner; returns ``path``."""
+def load(copy):
+    """``{"copy", "record", "data", "sha256"}`` of a kept copy, checked: a regular file, its record's shape, its sha256.
+
+    Nothing is written; `put_back` writes what this returns. A copy without a record (made before
+    records were kept) keeps its own mode and owner.
+    """
     try:
         data = _fileio.read_regular(copy, BACKUP_READ_LIMIT)
     except OSError as exc:
         raise atomic.NodeStateError("cannot read backup %s: %s" % (copy, exc.strerror or exc))
-    path = os.path.abspath(path)
+    except _fileio.FileIOError as exc:
+        raise atomic.NodeStateError("backup %s; not restoring it" % exc)
     record = read_record(copy)
     if record is None:
-        info = os.stat(copy)
-        return atomic.write_atomic(path, data, mode=stat.S_IMODE(info.st_mode), owner=(info.st_uid, info.st_gid))
-    _checked(copy, data, record)
+        info = os.lstat(copy)
+        record = {"kind": "file", "mode": "%04o" % stat.S_IMODE(info.st_mode), "uid": info.st_uid, "gid": info.st_gid}
+    else:
+        _checked(copy, data, record)
+    return {"copy": copy, "record": record, "data": data, "sha256": record.get("sha256") or hashlib.sha256(data).hexdigest()}
+
+
+def put_back(kept, path):
+    """Write a copy `load` checked back at ``path`` atomically, with the original's mode and owner; returns ``path``."""
+    path = os.path.abspath(path)
+    record = kept["record"]
     if record.get("kind") == "symlink":
-        return _restore_link(copy, record["link"], path)
-    try:
-        mode = int(record["mode"], 8)
-        owner = (int(record["uid"]), int(record["gid"]))
-    except (KeyError, TypeError, ValueError):
-        raise atomic.NodeStateError("%s%s has no valid mode and owner; not restoring %s" % (copy, RECORD_SUFFIX, copy))
-    return atomic.write_atomic(path, data, mode=mode, owner=owner)
+        return _restore_link(kept["copy"], record["link"], path)
+    return atomic.write_atomic(path, kept["data"], mode=int(record["mode"], 8), owner=(record["uid"], record["gid"]))
+
+
+def restore(copy, path):
+    """Put a kept copy back at ``path`` atomically, with the original's mode and owner; returns ``path``."""
+    return put_back(load(copy), path)
 
 
 def remove(path, backup_dir=None):
