@@ -105,7 +105,7 @@ def read_cores(root, notes, online, cpu_ids, cpu_node):
 def _topology_files(root, cpu_dir, online):
     """Which sibling files this kernel has, from the first CPU's topology dir."""
     for cpu in online:
-        names, _warning = root.list_dir(os.path.join(cpu_dir, "cpu%d" % cpu, "topology"))
+        names, _warning = root.list_dir("%s/cpu%d/topology" % (cpu_dir, cpu))
         if names:
             return {
                 "core": _present_first(_CORE_SIBLING_FILES, set(names)),
@@ -117,7 +117,7 @@ def _topology_files(root, cpu_dir, online):
 
 def _read_first(root, notes, tdir, pairs, cpu, label):
     for list_name, mask_name in pairs:
-        value, warning = root.read_cpu_ids(list_name and os.path.join(tdir, list_name), os.path.join(tdir, mask_name))
+        value, warning = root.read_cpu_ids(list_name and tdir + "/" + list_name, tdir + "/" + mask_name)
         if value is not None:
             if warning:
                 notes.add(warning)
@@ -129,7 +129,7 @@ def _read_first(root, notes, tdir, pairs, cpu, label):
 
 
 def _read_id(root, notes, tdir, name, cpu):
-    value, warning = root.read_int(os.path.join(tdir, name))
+    value, warning = root.read_int(tdir + "/" + name)
     if value is None:
         if sysfs.is_missing(warning):
             notes.fold("topology/%s missing" % name, cpu)
@@ -139,8 +139,8 @@ def _read_id(root, notes, tdir, name, cpu):
 
 
 def _cpu_topology(root, notes, cpu_dir, cpu, available, online_set):
-    tdir = os.path.join(cpu_dir, "cpu%d" % cpu, "topology")
-    package, warning = root.read_int(os.path.join(tdir, "physical_package_id"))
+    tdir = "%s/cpu%d/topology" % (cpu_dir, cpu)
+    package, warning = root.read_int(tdir + "/physical_package_id")
     if package is None and sysfs.is_missing(warning) and not root.isdir(tdir):
         notes.fold("no topology directory (each counted as its own core, package unknown)", cpu)
         return {"package": None, "package_key": ("unknown",), "core_key": ("cpu", None, None, cpu)}

@@ -102,7 +102,7 @@ def _online_from_cpu_dirs(root, notes, cpu_dir, cpu_ids):
     """As hwloc and the kernel: a CPU is offline only when its cpuN/online file says 0."""
     online = []
     for cpu in cpu_ids:
-        path = os.path.join(cpu_dir, "cpu%d" % cpu, "online")
+        path = "%s/cpu%d/online" % (cpu_dir, cpu)
         text, warning = root.read_text(path)
         try:
             value = int(text, 10) if text is not None else None

@@ -51,12 +51,12 @@ def read_numa_nodes(root, notes, online):
     first = [node for node in node_ids if node in dirs][:1]
     list_name = "cpulist" if not first or root.exists(os.path.join(node_dir, "node%d" % first[0], "cpulist")) else None
     for node_id in node_ids:
-        ndir = os.path.join(node_dir, "node%d" % node_id)
+        ndir = "%s/node%d" % (node_dir, node_id)
         if node_id not in dirs:
             notes.add("%s: missing although NUMA node %d is online; its cpus, memory and distances are unknown" % (ndir, node_id))
             nodes.append({"id": node_id, "cpus": None, "memory_bytes": None, "hugepages": None, "distances": None})
             continue
-        cpus, warning = root.read_cpu_ids(list_name and os.path.join(ndir, list_name), os.path.join(ndir, "cpumap"))
+        cpus, warning = root.read_cpu_ids(list_name and ndir + "/" + list_name, ndir + "/cpumap")
         if cpus is None:
             notes.add(warning)
         else:
@@ -73,9 +73,9 @@ def read_numa_nodes(root, notes, online):
         nodes.append({
             "id": node_id,
             "cpus": cpus,
-            "memory_bytes": memtotal(root, notes, os.path.join(ndir, "meminfo")),
-            "hugepages": _hugepages(root, notes, os.path.join(ndir, "hugepages")),
-            "distances": _distances(root, notes, os.path.join(ndir, "distance"), node_ids, possible_ids),
+            "memory_bytes": memtotal(root, notes, ndir + "/meminfo"),
+            "hugepages": _hugepages(root, notes, ndir + "/hugepages"),
+            "distances": _distances(root, notes, ndir + "/distance", node_ids, possible_ids),
         })
     for node in nodes:
         _check_pools(notes, node)

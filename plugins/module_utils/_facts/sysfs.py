@@ -35,6 +35,10 @@ _MAX_READ = 1 << 20
 # A cpumask never needs more 32-bit words than CPU ids up to _cpulist.MAX_CPU_ID.
 _MAX_MASK_WORDS = _cpulist.MAX_CPU_ID // 32
 _EXCERPT = 40
+_OPEN_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+_CHUNK = 65536
+# Not a file's name: what a path split at its last "/" can leave that `_resolve` normalises away.
+_NOT_NAMES = frozenset(("", ".", ".."))
 _KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
           (stat.S_ISSOCK, "a socket"))
 
@@ -57,6 +61,12 @@ class Root:
         # A memo of directories already resolved inside the root (their real paths): one gather
         # reads many files per directory. It only saves work; what a read returns does not depend on it.
         self.resolved_dirs = {}
+        # The same, keyed by a path exactly as callers spell it (absolute, under the root, plain names
+        # only: see `_spelled_dir`), so a file in a known directory costs one dict lookup, not a
+        # normpath, a relpath and a walk of `resolved_dirs`. Per Root, so per gather: nothing
+        # outlives the call.
+        self.file_dirs = {}
+        self._prefix = self.path if self.is_host else self.path + os.sep
 
     def join(self, rel):
         """rel inside the root; '..' never climbs above it."""
@@ -127,6 +137,56 @@ def _inside(path, root, follow_last=True):
     in a chroot. With ``follow_last`` false a final link is left for the caller (`read_text`
     opens without following, and resolves only when it meets a link).
     """
+    if isinstance(root, Root):
+        if follow_last:
+            real = _spelled_dir(root, path)
+            if real is not None:
+                return real or os.sep
+        else:
+            head, _sep, name = path.rpartition(os.sep)
+            if name not in _NOT_NAMES:
+                real = _spelled_dir(root, head)
+                if real is not None:
+                    return real + os.sep + name
+    return _resolve(path, root, follow_last)
+
+
+def _spelled_dir(root, path):
+    """The real location of ``path`` as `_resolve` finds it, memoised by its spelling; None when not plain.
+
+    Plain: the root itself, or under it with plain names only (no ``.``, ``..`` or empty
+    component), so each spelling names one place. Each step is `_real_dir`'s: the parent's real
+    path joined with the name, one lstat, and `_fileio.resolve_within` when that name is a link.
+    The root's own real path is kept without a trailing "/" ("" for "/"), so joining adds one.
+    """
+    memo = root.file_dirs
+    real = memo.get(path)
+    if real is not None:
+        return real
+    if path == root.path or (root.is_host and not path):
+        real = os.path.realpath(root.path).rstrip(os.sep)
+        memo[path] = real
+        return real
+    if not path.startswith(root._prefix):  # pylint: disable=protected-access
+        return None
+    parent, _sep, name = path.rpartition(os.sep)
+    if name in _NOT_NAMES:
+        return None
+    real_parent = _spelled_dir(root, parent)
+    if real_parent is None:
+        return None
+    real = real_parent + os.sep + name
+    try:
+        link = stat.S_ISLNK(os.lstat(real).st_mode)
+    except OSError:
+        link = False  # missing (kept as named, as resolve_within does) or below a file: the caller's own lstat says which
+    if link:
+        real = _fileio.resolve_within(root.path, path[len(root._prefix):]).rstrip(os.sep)  # pylint: disable=protected-access
+    memo[path] = real
+    return real
+
+
+def _resolve(path, root, follow_last):
     dirs = root.resolved_dirs if isinstance(root, Root) else None
     base = (root.path if isinstance(root, Root) else root) or os.sep
     rel = os.path.normpath(_relative(path, base) if os.path.isabs(path) else path)
@@ -161,9 +221,52 @@ def _kind(mode):
     return "not a regular file"
 
 
+def _read_plain(real):
+    """The bytes of ``real`` when it is a plain regular file within the bound, else None.
+
+    `_fileio.read_regular`'s checks, in the order it makes them (lstat: a regular file, else not
+    opened; open without following, non-blocking; fstat: still a regular file; at most the bound
+    read), without its exceptions for the common case: where the answer is not simply the bytes
+    (a link, a FIFO, a device, a folder, an open error, a file over the bound) this returns None
+    and the caller asks `_fileio.read_regular`, which checks again and raises as usual. A missing
+    file raises `FileNotFoundError` from the lstat, as read_regular's own lstat does. The read
+    stops at end of file, or once it has as many bytes as fstat's size says the file holds.
+    """
+    if not stat.S_ISREG(os.lstat(real).st_mode):
+        return None
+    try:
+        fd = os.open(real, _OPEN_FLAGS)
+    except OSError:
+        return None
+    try:
+        size = os.fstat(fd)
+        if not stat.S_ISREG(size.st_mode):
+            return None
+        size = size.st_size
+        data = os.read(fd, _CHUNK)
+        if not data or len(data) == size:
+            return data
+        chunks = [data]
+        total = len(data)
+        while total <= _MAX_READ:
+            data = os.read(fd, min(_CHUNK, _MAX_READ + 1 - total))
+            if not data:
+                break
+            chunks.append(data)
+            total += len(data)
+    finally:
+        os.close(fd)
+    if total > _MAX_READ:
+        return None
+    return b"".join(chunks)
+
+
 def _read_bytes(path, root):
     """The bytes of ``path`` inside ``root``: one non-following open; a link is resolved inside the root first."""
     real = _inside(path, root, follow_last=False)
+    data = _read_plain(real)
+    if data is not None:
+        return data
     try:
         return _fileio.read_regular(real, _MAX_READ)
     except _fileio.FileIOError:
@@ -316,9 +419,17 @@ def is_missing(warning):
 
 
 def list_dir(path, root=None):
-    """Names in a directory, sorted; (None, warning) when it cannot be listed."""
+    """Names in a directory, sorted; (None, warning) when it cannot be listed.
+
+    Under a `Root`, a plain path's entries that are not links go into its memo of resolved
+    places (`_spelled_dir`'s), from the directory's own entry types: listing cpu/ or node/
+    leaves no lstat to make per cpuN or nodeN directory. A link, or an entry whose type the
+    listing does not give, is left for `_spelled_dir` to look at when it is used.
+    """
     try:
-        return sorted(os.listdir(_inside(path, root))), None
+        spelled = _spelled_dir(root, path) if isinstance(root, Root) else None
+        with os.scandir(_inside(path, root) if spelled is None else (spelled or os.sep)) as listing:
+            entries = list(listing)
     except FileNotFoundError:
         return None, "%s: missing" % path
     except NotADirectoryError:
@@ -329,3 +440,15 @@ def list_dir(path, root=None):
         return None, "%s: unreadable (%s)" % (path, exc)
     except OSError as exc:
         return None, "%s: unreadable (%s)" % (path, exc.strerror or exc)
+    if spelled is not None:
+        memo = root.file_dirs
+        key = path.rstrip(os.sep) + os.sep
+        real = spelled + os.sep
+        for entry in entries:
+            try:
+                link = entry.is_symlink()
+            except OSError:
+                continue
+            if not link:
+                memo.setdefault(key + entry.name, real + entry.name)
+    return sorted(entry.name for entry in entries), None
