@@ -11,6 +11,12 @@
   copy of one file as it was before this collection first changed it).
 - ``baseline_store``: `record`, `load`, `verify`, `original_bytes` (the node's kubelet files kept
   once, with a sha256 manifest).
-- ``journal``: `append`, `read`, `summary` (a transition's steps, fsynced per event).
-- ``transitions``: `open_transition`, `close`, `folder`, `journal_path`, `current`.
+- ``baseline_manifest``: `check`, `copy_path` (the shape of every manifest entry; copies only inside the store).
+- ``confine``: the one set of checks before state is read or written (no symlinked transitions or transition
+  folder, backups inside the state folder, state private to the module's user).
+- ``journal``: `append`, `read`, `summary` (a transition's steps, fsynced per event, checked whole before an append).
+- ``journal_lines``: what one journal line is (`parse`, `time_problem`).
+- ``locks``: `hold`, `lock_file` (bounded ``flock``).
+- ``restore_plan``: `touched`, `plan`, `apply` (every backup checked before the first file is put back).
+- ``transitions``: `open_transition` (under a lock), `close`, `folder`, `journal_path`, `current`.
 """

@@ -3,7 +3,7 @@
 """The node's baseline: its kubelet files as they were on first contact, kept once, never rewritten.
 
 Public: `MANIFEST`, `SCHEMA_VERSION`, `record(root, store, files, facts)`, `load(root, store)`,
-`verify(root, store)`, `original_bytes(root, store, path)`, `drift(root, store, roles)`,
+`verify(root, store)`, `original_bytes(root, store, path)`, `copy_bytes(root, store, entry)`, `drift(root, store, roles)`,
 `restore(root, store, backup_dir, roles, remove)`.
 
 ``<store>/manifest.json`` lists every file (its node path, role, sha256, size, mode and owner, or
@@ -12,7 +12,10 @@ unit's flags); ``<store>/files/<n>`` holds the bytes, 0600 in 0700 folders. The 
 a temporary folder beside it and renamed into place after everything is fsynced, so a run killed
 half way leaves no baseline, never half of one. An existing baseline is never overwritten: a later
 run reads it and says whether it still matches its manifest (`verify`), and a mismatch is
-reported, not repaired.
+reported, not repaired. Every entry of a manifest read back is checked (``baseline_manifest``): a
+``copy`` is only ever ``files/<n>`` inside the store, so no manifest makes the collection read, or
+return, a file outside it. `restore` checks everything (the manifest, every copy's sha256, every node
+file's kind, that the store and the backup folder are private state) before its first write.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ import shutil
 import stat
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _fileio
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_state import atomic, backups
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_state import atomic, backups, baseline_manifest, confine
 
 MANIFEST = "manifest.json"
 SCHEMA_VERSION = 1
@@ -66,13 +69,20 @@ def load(root, store):
     except FileNotFoundError:
         raise atomic.NodeStateError("baseline %s has no %s: it is not a baseline this collection wrote; nothing was changed"
                                     % (store, MANIFEST))
+    except _fileio.FileIOError as exc:
+        raise atomic.NodeStateError("baseline %s/%s: %s; nothing was changed" % (store, MANIFEST, exc))
     try:
-        manifest = json.loads(text.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
+        manifest = _fileio.parse_json(text)
+    except ValueError as exc:
         raise atomic.NodeStateError("baseline %s/%s is not JSON (%s); nothing was changed" % (store, MANIFEST, exc))
     if not isinstance(manifest, dict) or manifest.get("schema_version") != SCHEMA_VERSION or not isinstance(manifest.get("files"), list):
         raise atomic.NodeStateError("baseline %s/%s is not a schema_version %d manifest; nothing was changed" % (store, MANIFEST, SCHEMA_VERSION))
-    return manifest
+    return baseline_manifest.check(manifest, "%s/%s" % (store, MANIFEST))
+
+
+def copy_bytes(root, store, entry):
+    """The bytes of a checked manifest entry's copy, read inside the store only (not sha256-checked: see `verify`)."""
+    return _fileio.read_regular(baseline_manifest.copy_path(_store_dir(root, store), entry, store), _LIMIT)
 
 
 def record(root, store, files, facts):
@@ -86,6 +96,7 @@ def record(root, store, files, facts):
         return existing, False
     real = _store_dir(root, store)
     parent = os.path.dirname(real)
+    confine.require_private(root, os.path.dirname(store.rstrip("/")) or "/", parent)
     atomic.make_private_dir(parent)
     temp = os.path.join(parent, ".%s.partial-%d" % (os.path.basename(real), os.getpid()))
     if os.path.lexists(temp):
@@ -129,8 +140,8 @@ def verify(root, store):
         if "copy" not in entry:
             continue
         try:
-            data = _fileio.read_regular(os.path.join(real, entry["copy"]), _LIMIT)
-        except (OSError, _fileio.FileIOError) as exc:
+            data = _fileio.read_regular(baseline_manifest.copy_path(real, entry, store), _LIMIT)
+        except (OSError, _fileio.FileIOError, atomic.NodeStateError) as exc:
             problems.append("%s: its copy %s cannot be read (%s)" % (entry["path"], entry["copy"], exc))
             continue
         if hashlib.sha256(data).hexdigest() != entry.get("sha256"):
@@ -150,7 +161,7 @@ def original_bytes(root, store, path):
             return None
         if "copy" not in entry:
             raise atomic.NodeStateError("the baseline of %s is a symlink to %s, not bytes" % (path, entry.get("symlink")))
-        data = _fileio.read_regular(os.path.join(_store_dir(root, store), entry["copy"]), _LIMIT)
+        data = copy_bytes(root, store, entry)
         if hashlib.sha256(data).hexdigest() != entry["sha256"]:
             raise atomic.NodeStateError("the baseline copy of %s no longer matches its sha256 %s; not used" % (path, entry["sha256"]))
         return data
@@ -178,12 +189,58 @@ def drift(root, store, roles=("main", "dropin")):
     return differs
 
 
+def _kind_problem(real, path):
+    try:
+        info = os.lstat(real)
+    except FileNotFoundError:
+        return None
+    if stat.S_ISREG(info.st_mode) or stat.S_ISLNK(info.st_mode):
+        return None
+    kind = "a FIFO" if stat.S_ISFIFO(info.st_mode) else ("a folder" if stat.S_ISDIR(info.st_mode) else "not a regular file")
+    return "%s is %s, not a regular file or a symlink: not replaced" % (path, kind)
+
+
+def _plan(root, store, manifest, roles, remove):
+    """[(node path, real path, bytes or None to remove, entry or None)]: every step checked, nothing written."""
+    recorded = {entry["path"]: entry for entry in manifest["files"]}
+    steps, planned = [], set()
+    for path, _why in drift(root, store, roles):
+        entry = recorded[path]
+        real = _fileio.resolve_within(root, path, follow_last=False)
+        problem = _kind_problem(real, path)
+        if problem:
+            raise atomic.NodeStateError("%s; nothing was restored" % problem)
+        if entry.get("absent"):
+            steps.append((path, real, None, None))
+        elif "symlink" in entry:
+            raise atomic.NodeStateError("%s was a symlink (to %s) in the baseline; restore it by hand; nothing was restored"
+                                        % (path, entry["symlink"]))
+        elif os.path.islink(real):
+            raise atomic.NodeStateError("%s is a symlink now (to %s) where the baseline has a file: not written through it; remove the link "
+                                        "and re-run; nothing was restored" % (path, os.readlink(real)))
+        else:
+            steps.append((path, real, original_bytes(root, store, path), entry))
+        planned.add(path)
+    for path in remove:
+        if path in planned or (path in recorded and not recorded[path].get("absent")):
+            continue
+        real = _fileio.resolve_within(root, path, follow_last=False)
+        if os.path.lexists(real):
+            problem = _kind_problem(real, path)
+            if problem:
+                raise atomic.NodeStateError("%s; nothing was restored" % problem)
+            steps.append((path, real, None, None))
+            planned.add(path)
+    return steps
+
+
 def restore(root, store, backup_dir, roles=("main", "dropin"), remove=()):
     """Put every file of ``roles`` back to its baseline bytes and remove ``remove`` unless the baseline has them.
 
     What is replaced or removed is backed up into ``backup_dir`` (a node path) first. Returns
     [(node path, "restored" | "removed", backup path)]. A baseline symlink is not recreated here
-    (reported); a copy that no longer matches its sha256 is never written back.
+    (refused); a copy that no longer matches its sha256 is never written back. Everything is
+    checked before the first write, so a refusal leaves every file, the backup folder included, as it was.
     """
     manifest = load(root, store)
     if manifest is None:
@@ -192,25 +249,20 @@ def restore(root, store, backup_dir, roles=("main", "dropin"), remove=()):
     if not verdict["intact"]:
         raise atomic.NodeStateError("the baseline at %s does not match its manifest (%s); nothing was restored"
                                     % (store, "; ".join(verdict["problems"])))
+    real_store = _store_dir(root, store)
+    for entry in manifest["files"]:
+        if "copy" in entry:
+            confine.require_private(root, store, baseline_manifest.copy_path(real_store, entry, store))
+    confine.require_private(root, store, real_store)
     backup_real = _fileio.resolve_within(root, backup_dir)
-    recorded = {entry["path"]: entry for entry in manifest["files"]}
+    confine.require_private(root, backup_dir, backup_real)
+    steps = _plan(root, store, manifest, roles, remove)
     done = []
-    for path, _why in drift(root, store, roles):
-        entry = recorded[path]
-        real = _fileio.resolve_within(root, path, follow_last=False)
-        if entry.get("absent"):
+    for path, real, data, entry in steps:
+        if data is None:
             done.append((path, "removed", backups.remove(real, backup_real)))
-        elif "symlink" in entry:
-            raise atomic.NodeStateError("%s was a symlink (to %s) in the baseline; restore it by hand" % (path, entry["symlink"]))
-        else:
-            data = original_bytes(root, store, path)
-            saved = backups.backup(real, backup_real) if os.path.lexists(real) else None
-            atomic.write_atomic(real, data, mode=int(entry["mode"], 8), owner=(entry["uid"], entry["gid"]))
-            done.append((path, "restored", saved))
-    for path in remove:
-        if path in recorded and not recorded[path].get("absent"):
             continue
-        real = _fileio.resolve_within(root, path, follow_last=False)
-        if os.path.lexists(real):
-            done.append((path, "removed", backups.remove(real, backup_real)))
+        saved = backups.backup(real, backup_real) if os.path.lexists(real) else None
+        atomic.write_atomic(real, data, mode=int(entry["mode"], 8), owner=(entry["uid"], entry["gid"]))
+        done.append((path, "restored", saved))
     return done
