@@ -13,5 +13,6 @@
 - ``progress``: `say`, `seconds`, `names`, `drain_line`, `verify_line`.
 - ``node``: `apply`, `options_from`, `STATES` (one node cordoned, drained or uncordoned).
 - ``outcome``: `outcome` (an error as a failed task result, in one place).
-- ``record``: `build`, `event_time`, `journal_target` (a node's transition record from its journal and backups, pure).
+- ``record``: `build`, `event_time`, `journal_target`, `ends` (a node's transition record from its journal and backups, pure).
+- ``resume``: `plan` (what a resumed transition skips, and whose cordon it is, from its journal; pure).
 """

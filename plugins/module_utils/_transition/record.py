@@ -3,7 +3,7 @@
 """A node's transition record: its steps with their times, and each file it touched, before and after.
 
 Public: `SCHEMA_VERSION`, `OUTCOMES`, `build(transition_id, entries, files, pointer=None, node=None, target=None, notes=())`,
-`event_time(at)`, `journal_target(entries)`.
+`event_time(at)`, `journal_target(entries)`, `ends(entries)`.
 
 Pure: the caller reads the node (the journal's entries as ``_node_state.journal.read`` returns
 them, the open transition's pointer, each touched file's backup record and sha256 now) and
@@ -56,6 +56,26 @@ def journal_target(entries):
         details = entry.get("changed")
         if entry["step"] == "decide" and isinstance(details, dict) and details.get("target") in TARGETS:
             return details["target"]
+    return None
+
+
+def ends(entries):
+    """The last event when it ends the transition, else None.
+
+    These are the events after which the role only keeps the record and closes the transition:
+    ``uncordon`` finished (it went through), ``restore`` finished (it was put back), ``drain``
+    finished ``failed`` (nothing on the node was changed). The record is kept before the pointer is
+    removed, so that a run killed between the two loses nothing: such a transition is recorded as
+    closed at that event, and a note says its pointer was still there.
+    """
+    if not entries:
+        return None
+    last = entries[-1]
+    if last.get("event") != "finished":
+        return None
+    outcome = last.get("outcome")
+    if (last["step"] in ("uncordon", "restore") and outcome != "failed") or (last["step"] == "drain" and outcome == "failed"):
+        return last
     return None
 
 
@@ -135,10 +155,17 @@ def build(transition_id, entries, files, pointer=None, node=None, target=None, n
     recorded, kept, sha256_now, problem}``, where ``kept`` is the backup's record (``.meta``: kind,
     mode, uid, gid, sha256 of the original) or None (no backup: the file did not exist before), and
     ``sha256_now`` is None for a file that is not there. ``pointer``: the node's open transition
-    (``{"id", "target"}``) or None. ``target``: the caller's word, used only when neither the open
-    transition nor the journal says.
+    (``{"id", "target"}``) or None; an open transition whose journal `ends` it is recorded as
+    closed. ``target``: the caller's word, used only when neither the open transition nor the
+    journal says.
     """
+    notes = list(notes)
     is_open = bool(pointer) and pointer.get("id") == transition_id
+    last = ends(entries)
+    if is_open and last is not None:
+        is_open = False
+        notes.append("the journal ends with %s %s (%s): the transition is done, and this record was read before its pointer "
+                     "(transitions/current) was removed" % (last["step"], last["event"], last.get("outcome")))
     runs = _steps(entries)
     opened = entries[0]["at"] if entries else None
     closed = entries[-1]["at"] if entries and not is_open else None
@@ -159,5 +186,5 @@ def build(transition_id, entries, files, pointer=None, node=None, target=None, n
         "in_progress": unfinished[-1] if is_open and unfinished else None,
         "steps": runs,
         "files": [_file(item) for item in files],
-        "notes": list(notes),
+        "notes": notes,
     }

@@ -1,5 +1,7 @@
-"""roles/kubelet_transition/tasks/report.yml through real ansible-playbook: the record lands in the artifacts, once."""
+"""roles/kubelet_transition/tasks/report.yml and ended.yml through real ansible-playbook: the record lands in the artifacts, once,
+and it is kept before the transition is closed."""
 
+import hashlib
 import json
 import os
 import subprocess
@@ -18,16 +20,21 @@ PLAY = """- hosts: localhost
 CONFIG = b"kind: KubeletConfiguration\nmaxPods: 110\n"
 
 
-def play(tmp_path, extra, *flags):
+ENDED = PLAY.replace("Keep the transition record", "Close a transition a killed run had ended").replace("tasks_from: report", "tasks_from: ended")
+
+
+def play(tmp_path, extra, *flags, text=PLAY, expect_rc=0):
     playbook = tmp_path / "play.yml"
-    playbook.write_text(PLAY)
+    playbook.write_text(text)
     variables = tmp_path / "vars.json"
     variables.write_text(json.dumps(dict(extra, numa_gate_artifacts_dir=str(tmp_path / "artifacts"))))
     argv = [os.path.join(ansible_run.BIN, "ansible-playbook"), "-i", "localhost,", "-c", "local", str(playbook), "-e", "@%s" % variables,
             "-e", "ansible_python_interpreter=%s" % ansible_run.PYTHON] + list(flags)
     done = subprocess.run(argv, cwd=ansible_run.REPO, env=ansible_run.environment(tmp_path), capture_output=True, text=True, timeout=300,
                           check=False)
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert done.returncode == expect_rc, done.stdout[-3000:] + done.stderr[-2000:]
+    if expect_rc:
+        return json.loads(done.stdout[done.stdout.index("{"):])
     return json.loads(done.stdout[done.stdout.index("{"):])["stats"]["localhost"]
 
 
@@ -64,3 +71,71 @@ def test_the_record_is_kept_once_and_not_in_check_mode_for_a_transition_never_op
     assert sorted(os.listdir(str(host))) == ["transition-20261201T090000Z.json", "transition.json"]
     # Artifacts off: not even read.
     assert play(tmp_path, dict(extra, kubelet_transition_write_artifacts=False))["skipped"] == 2
+
+
+def sha_tree(folder):
+    """{relative path: sha256} of every file under ``folder``."""
+    found = {}
+    for parent, _dirs, names in os.walk(str(folder)):
+        for name in names:
+            path = os.path.join(parent, name)
+            with open(path, "rb") as stream:
+                found[os.path.relpath(path, str(folder))] = hashlib.sha256(stream.read()).hexdigest()
+    return found
+
+
+def ended_journal(state_dir, transition_id, last):
+    """An open transition whose journal ends as a run killed before the close leaves it."""
+    transitions.open_transition("/", state_dir, "enable", transition_id)
+    path = transitions.journal_path("/", state_dir, transition_id)
+    journal.append(path, "decide", "finished", outcome="changed", at="2026-12-01T09:00:00Z",
+                   changed={"target": "enable", "unschedulable_before": False, "cordons": True})
+    journal.append(path, "cordon", "finished", outcome="changed", at="2026-12-01T09:00:01Z", changed={"cordoned": True, "was_unschedulable": False})
+    if last == "uncordon":
+        journal.append(path, "verify", "finished", outcome="ok", at="2026-12-01T09:01:00Z")
+        journal.append(path, "uncordon", "finished", outcome="changed", at="2026-12-01T09:01:00.500000Z")
+    else:
+        journal.append(path, "drain", "finished", outcome="failed", at="2026-12-01T09:01:00.500000Z", changed={"message": "timed out"})
+    return path
+
+
+def test_a_run_killed_between_the_uncordon_and_the_close_loses_no_record(tmp_path):
+    state_dir = str(tmp_path / "numa-gate")
+    path = ended_journal(state_dir, "20261201T090000Z", "uncordon")
+    pointer = os.path.join(state_dir, "transitions", transitions.CURRENT)
+    extra = {"kubelet_transition_state_dir": state_dir, "__kubelet_transition_id": "20261201T090000Z", "kubelet_transition_target": "enable",
+             "kubelet_transition_node_name": "gpu-7"}
+    # The record is read while the pointer is still there, as steps.yml now keeps it before the close: it reads as closed.
+    play(tmp_path, extra)
+    kept = json.loads((tmp_path / "artifacts" / "localhost" / "transition.json").read_text())
+    assert os.path.isfile(pointer)
+    assert {key: kept[key] for key in ("open", "outcome", "closed", "duration_s", "in_progress", "notes")} == {
+        "open": False, "outcome": "converged", "closed": "2026-12-01T09:01:00.500000Z", "duration_s": 60.5, "in_progress": None,
+        "notes": ["the journal ends with uncordon finished (changed): the transition is done, and this record was read before its pointer "
+                  "(transitions/current) was removed"]}
+    # The re-run after a kill right there: ended.yml keeps the record and closes; the journal gets nothing new.
+    journal_before = sha_tree(os.path.dirname(path))
+    (tmp_path / "artifacts" / "localhost" / "transition.json").unlink()
+    stats = play(tmp_path, dict(extra, __kubelet_transition_resume={"ended": "uncordon", "done": True}), text=ENDED)
+    assert not os.path.exists(pointer)
+    assert sha_tree(os.path.dirname(path)) == journal_before
+    again = json.loads((tmp_path / "artifacts" / "localhost" / "transition.json").read_text())
+    assert again == kept
+    assert (stats["changed"], stats["failures"]) == (2, 0)
+
+
+def test_a_failed_drain_a_killed_run_left_open_is_recorded_closed_and_the_host_told(tmp_path):
+    state_dir = str(tmp_path / "numa-gate")
+    path = ended_journal(state_dir, "20261201T090000Z", "drain")
+    extra = {"kubelet_transition_state_dir": state_dir, "__kubelet_transition_id": "20261201T090000Z", "kubelet_transition_target": "enable",
+             "kubelet_transition_node_name": "gpu-7", "__kubelet_transition_resume": {"ended": "drain", "done": False}}
+    journal_before = sha_tree(os.path.dirname(path))
+    result = play(tmp_path, extra, text=ENDED, expect_rc=2)
+    failed = result["plays"][0]["tasks"][-1]["hosts"]["localhost"]
+    assert failed["msg"] == (
+        "localhost: transition 20261201T090000Z ended with a failed drain (the kubelet was not touched) in a run that was killed before it "
+        "closed it; its record is kept and it is closed now, and nothing else was changed. Re-run the playbook to try again.")
+    assert not os.path.exists(os.path.join(state_dir, "transitions", transitions.CURRENT))
+    assert sha_tree(os.path.dirname(path)) == journal_before
+    kept = json.loads((tmp_path / "artifacts" / "localhost" / "transition.json").read_text())
+    assert (kept["open"], kept["outcome"], kept["failed_steps"]) == (False, "failed-closed", ["drain"])

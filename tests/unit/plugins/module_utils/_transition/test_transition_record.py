@@ -210,9 +210,15 @@ def test_a_failed_drain_closes_the_transition(tmp_path):
     entries, _notes = journal.read(path)
     built = record.build("t4", entries, [], target="enable")
     assert (built["outcome"], built["failed_steps"], built["steps"][-1]["duration_s"]) == ("failed-closed", ["drain"], 300.0)
-    # The same journal while still open (killed before the close): the restore never ran.
+    # The same journal while still open: the role keeps the record before it closes, so the failed drain ends it all the same.
     opened = record.build("t4", entries, [], pointer={"id": "t4", "target": "enable"})
-    assert (opened["outcome"], opened["closed"], opened["target_source"]) == ("failed-open", None, "open transition")
+    assert (opened["outcome"], opened["open"], opened["closed"], opened["target_source"]) == (
+        "failed-closed", False, "2026-12-01T12:05:01Z", "open transition")
+    assert opened["notes"] == ["the journal ends with drain finished (failed): the transition is done, and this record was read before its "
+                               "pointer (transitions/current) was removed"]
+    # Killed before the failed drain was recorded: it stays open, and a re-run goes on with it.
+    still = record.build("t4", entries[:-1], [], pointer={"id": "t4", "target": "enable"})
+    assert (still["outcome"], still["open"], still["closed"], still["notes"]) == ("failed-open", True, None, [])
 
 
 def test_a_symlink_kept_as_a_link():
