@@ -19,6 +19,11 @@ description:
   - With O(state=absent), removes the files that would be refused (or every one, O(remove=all)) after a byte-for-byte
     backup into O(backup_dir), so the kubelet writes fresh ones when it starts. A checkpoint is never edited in place.
   - Refuses to remove anything while the kubelet service is active.
+  - Every file is read and checked before any is removed: a file that is a FIFO, a device or a folder (it cannot be
+    backed up byte for byte), one that changed since it was read, or a backup folder that is not private state (owned by
+    another user, or writable by group or others) refuses the removal of both, with nothing removed.
+  - A checkpoint whose fields have the wrong JSON types (inside C(data) too) is reported as one the kubelet cannot load,
+    naming the file and the field; a config whose fields have the wrong types is refused by name.
 options:
   root:
     description: Where the node's file system is; V(/) on a node, a copy of it in tests. Paths never leave it.
@@ -139,6 +144,8 @@ def run(module):
     if kinds:
         if module._diff:  # pylint: disable=protected-access
             result["diff"] = _diff(reports, kinds)
+        # Every file to remove and the backup folder are checked before the service and before the first removal.
+        checkpoint_removal.check_removable(params["root"], reports, kinds, params["backup_dir"])
         skip_service_check = module.check_mode and params["kubelet_stopped"]
         if not skip_service_check and checkpoint_removal.kubelet_active(ModuleRunner(module), params["kubelet_service"]):
             raise checkpoint_removal.KubeletRunning(

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _cpulist
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._errors import NumaGateError
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._fileio import short_repr
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._quantity import to_bytes
 
 _CPU_WRAP = ("could not restore state from checkpoint: %s, please drain this node and delete the CPU manager "
@@ -40,19 +41,40 @@ def _true(value):
 
 
 def _reserved_memory(entries):
+    if entries is not None and not isinstance(entries, list):
+        raise NumaGateError("config reservedMemory is a %s, not a list of {numaNode, limits}" % type(entries).__name__)
     result = {}
     for index, entry in enumerate(entries or []):
         if not isinstance(entry, dict):
-            raise NumaGateError("reservedMemory[%d] %r is not a mapping" % (index, entry))
+            raise NumaGateError("config reservedMemory[%d] %s is not a mapping" % (index, short_repr(entry)))
         node = entry.get("numaNode")
-        for resource, quantity in (entry.get("limits") or {}).items():
-            result.setdefault(int(node), {})[resource] = to_bytes(quantity)
+        if isinstance(node, bool) or not isinstance(node, int) or node < 0:
+            raise NumaGateError("config reservedMemory[%d].numaNode %s is not a NUMA node id (a whole number of at least 0)"
+                                % (index, short_repr(node)))
+        limits = entry.get("limits") or {}
+        if not isinstance(limits, dict):
+            raise NumaGateError("config reservedMemory[%d].limits %s is not a mapping of resource to quantity" % (index, short_repr(limits)))
+        for resource, quantity in limits.items():
+            result.setdefault(node, {})[resource] = to_bytes(quantity)
     return result
 
 
+def _config_value(config, key, kind, what):
+    value = config.get(key)
+    if value is not None and not isinstance(value, kind):
+        raise NumaGateError("config %s %s is not %s" % (key, short_repr(value), what))
+    return value
+
+
 def target_from_config(config, node=None):
-    """What the checks need from an effective kubelet configuration and the kubelet_node summary."""
-    options = config.get("cpuManagerPolicyOptions") or {}
+    """What the checks need from an effective kubelet configuration and the kubelet_node summary; wrong types are named."""
+    if not isinstance(config, dict):
+        raise NumaGateError("config is a %s, not a kubelet configuration (a mapping)" % type(config).__name__)
+    options = _config_value(config, "cpuManagerPolicyOptions", dict, "a mapping of option to value") or {}
+    for key in ("cpuManagerPolicy", "memoryManagerPolicy", "reservedSystemCPUs"):
+        _config_value(config, key, str, "a string")
+    if config.get("reservedSystemCPUs"):
+        _cpulist.parse(config["reservedSystemCPUs"])
     node = node or {}
     return {
         "cpu_policy": config.get("cpuManagerPolicy") or "none",
@@ -103,11 +125,13 @@ def cpu_refusal(report, target, path):
     """The kubelet's refusal for this ``cpu_manager_state`` report under ``target``, or None."""
     if not report.get("present"):
         return None
-    if not report["load"]:
+    if not report["load"] and not report.get("problem_after_policy"):
         return _CPU_WRAP % (report["problem"], path)
     if report["policy"] != target["cpu_policy"]:
         reason = "configured policy \"%s\" differs from state checkpoint policy \"%s\"" % (target["cpu_policy"], report["policy"])
         return _CPU_WRAP % (reason, path)
+    if not report["load"]:
+        return _CPU_WRAP % (report["problem"], path)
     if target["cpu_policy"] == "static":
         problem = _static_cpu_problem(report, target)
         if problem:

@@ -19,9 +19,9 @@ file is "absent": the kubelet accepts it ("accept empty checksum for compatibili
 
 from __future__ import annotations
 
-import json
-
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _fileio
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._errors import NumaGateError
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import checkpoint_shape
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import checkpoint_types as types
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.checksum import data_checksum, legacy_checksum
 
@@ -37,9 +37,8 @@ def absent(kind):
 
 def _decode(blob, kind):
     try:
-        text = blob.decode("utf-8")
-        document = json.loads(text)
-    except (UnicodeDecodeError, ValueError) as exc:
+        document = _fileio.parse_json(blob)
+    except ValueError as exc:
         return None, "%s is not JSON: %s" % (_FILES[kind], exc)
     if not isinstance(document, dict):
         return None, "%s is a JSON %s, not an object" % (_FILES[kind], type(document).__name__)
@@ -80,12 +79,15 @@ def _data(document, kind, version):
     report = {"status": "valid" if stored == computed else ("absent" if stored is None else "invalid"),
               "stored": stored, "computed": computed}
     try:
-        payload = json.loads(data)
+        payload = _fileio.parse_json(data)
     except ValueError as exc:
         return None, report, prefix + "failed to deserialize %s manager checkpoint data: %s" % (
             "cpu" if kind == "cpu" else "memory", exc)
     if not isinstance(payload, dict):
         return None, report, prefix + "failed to deserialize data: a JSON %s, not an object" % type(payload).__name__
+    shape = checkpoint_shape.data_problem(kind, payload)
+    if shape:
+        return None, report, prefix + "failed to deserialize %s manager checkpoint data: %s" % ("cpu" if kind == "cpu" else "memory", shape)
     if report["status"] != "valid":
         return payload, report, prefix + CORRUPT
     return payload, report, None
@@ -129,6 +131,12 @@ def _cpu_legacy_for(document, version):
     return _legacy(document, types.CPU_V2, types.CPU_V2_NAMES)
 
 
+def _wrong_types(report, problem):
+    """The report of a file whose own fields fail json.Unmarshal: nothing read out of it."""
+    report.update(load=False, problem=problem, policy=None, downgrade=None)
+    return report
+
+
 def read_cpu(blob):
     """Report on the bytes of a ``cpu_manager_state`` file."""
     document, problem = _decode(blob, "cpu")
@@ -136,15 +144,21 @@ def read_cpu(blob):
         return _unreadable("cpu", problem)
     version = _cpu_version(document)
     report = {"file": _FILES["cpu"], "present": True, "format": version, "checksums": {}}
+    shape = checkpoint_shape.top_problem("cpu", document, version)
     if version == "V4":
         payload, report["checksums"]["dataChecksum"], problem = _data(document, "cpu", "v4")
         report["checksums"]["checksum"] = _legacy(document, types.CPU_V2, types.CPU_V2_NAMES)
+        if shape:
+            return _wrong_types(report, shape)
         report.update(_cpu_state(payload or {}))
         top = _cpu_state(document)
         report["legacy_copy_matches_data"] = payload is not None and all(
             top[key] == report[key] for key in ("policy", "default_cpu_set", "entries"))
+        source = payload
     else:
         report["checksums"]["checksum"] = _cpu_legacy_for(document, version)
+        if shape:
+            return _wrong_types(report, shape)
         report.update(_cpu_state(document))
         status = report["checksums"]["checksum"]["status"]
         problem = None
@@ -152,6 +166,11 @@ def read_cpu(blob):
             problem = "V1 checkpoint (entries keyed by container ID): the 1.37 kubelet no longer migrates it"
         elif status == "invalid":
             problem = CORRUPT
+        source = document
+    if problem is None and version != "V1" and source is not None:
+        # Checked by the kubelet after the policy: a policy that differs is refused first (checkpoint_checks).
+        problem = checkpoint_shape.cpuset_problem(source)
+        report["problem_after_policy"] = problem is not None
     report.update(load=problem is None, problem=problem, downgrade=_cpu_downgrade(document, version, report))
     return report
 
@@ -188,15 +207,20 @@ def read_memory(blob):
         return _unreadable("memory", problem)
     version = _memory_version(document)
     report = {"file": _FILES["memory"], "present": True, "format": version, "checksums": {}}
+    shape = checkpoint_shape.top_problem("memory", document, version)
     if version == "V3":
         payload, report["checksums"]["dataChecksum"], problem = _data(document, "memory", "v3")
         report["checksums"]["checksum"] = _legacy(document, types.MEMORY_V1, [types.MEMORY_LEGACY_NAME])
+        if shape:
+            return _wrong_types(report, shape)
         report.update(_memory_state(payload or {}))
     else:
         if version == "V2":
             report["checksums"]["checksum"] = _legacy(document, types.MEMORY_V2, [types.MEMORY_LEGACY_NAME], zero_is_absent=False)
         else:
             report["checksums"]["checksum"] = _legacy(document, types.MEMORY_V1, [types.MEMORY_LEGACY_NAME])
+        if shape:
+            return _wrong_types(report, shape)
         report.update(_memory_state(document))
         problem = CORRUPT if report["checksums"]["checksum"]["status"] == "invalid" else None
     legacy = report["checksums"]["checksum"]

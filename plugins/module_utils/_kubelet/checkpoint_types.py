@@ -2,8 +2,11 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The Go structs of the kubelet's CPU and Memory Manager checkpoints, for their checksums.
 
-Public: `CPU_V1`, `CPU_V2`, `CPU_V3`, `MEMORY_V1`, `MEMORY_V2`, `CPU_LEGACY_NAME`,
+Public: `CPU_V1`, `CPU_V2`, `CPU_V3`, `CPU_V4_DATA`, `MEMORY_V1`, `MEMORY_V2`, `MEMORY_V3_DATA`, `CPU_LEGACY_NAME`,
 `MEMORY_LEGACY_NAME`, `CPU_V2_NAMES`, `CPU_V3_NAMES`.
+
+``CPU_V4_DATA`` and ``MEMORY_V3_DATA`` describe the JSON inside a 1.37 file's ``data`` string, for
+its field types only (nothing hashes them: ``dataChecksum`` is over the string itself).
 
 Read from pkg/kubelet/cm/cpumanager/state/checkpoint.go and
 pkg/kubelet/cm/memorymanager/state/{checkpoint.go,state.go} (1.37): field order, JSON keys, the
@@ -100,4 +103,21 @@ MEMORY_V2 = Struct("state.MemoryManagerCheckpointV2", [
     ("Entries", "entries", _MEMORY_ENTRIES),
     ("PodEntries", "podEntries", _MEMORY_POD_ENTRIES),
     ("Checksum", "checksum", _CHECKSUM),
+])
+
+# The payload of a 1.37 CPU V4 file's "data" (policyName, defaultCPUSet, entries, podEntries; other keys, such
+# as baselines, are not read here): its field types, as json.Unmarshal checks them.
+CPU_V4_DATA = Struct("state.CPUManagerCheckpointData", [
+    ("PolicyName", "policyName", _STRING),
+    ("DefaultCPUSet", "defaultCPUSet", _STRING),
+    ("Entries", "entries", _CPU_ENTRIES),
+    ("PodEntries", "podEntries", _POD_ENTRIES),
+])
+
+# The payload of a 1.37 memory V3 file's "data": the V2 fields without the checksum.
+MEMORY_V3_DATA = Struct("state.MemoryManagerCheckpointData", [
+    ("PolicyName", "policyName", _STRING),
+    ("MachineState", "machineState", _MACHINE_STATE),
+    ("Entries", "entries", _MEMORY_ENTRIES),
+    ("PodEntries", "podEntries", _MEMORY_POD_ENTRIES),
 ])

@@ -25,6 +25,7 @@ The new-format ``dataChecksum`` (CPU V4, memory V3) is ``checksum.New(string)``:
 from __future__ import annotations
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._errors import NumaGateError
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._fileio import short_repr
 
 _FNV_OFFSET = 0x811C9DC5
 _FNV_PRIME = 0x01000193
@@ -58,10 +59,10 @@ class Basic:
             return "" if self.kind == "string" else 0
         if self.kind == "string":
             if not isinstance(value, str):
-                raise NumaGateError("%s is %r, not a string" % (where, value))
+                raise NumaGateError("%s is %s, not a string" % (where, short_repr(value)))
             return value
         if isinstance(value, bool) or not isinstance(value, int) or (self.name.startswith("uint") and value < 0):
-            raise NumaGateError("%s is %r, not an integer of Go type %s" % (where, value, self.name))
+            raise NumaGateError("%s is %s, not an integer of Go type %s" % (where, short_repr(value), self.name))
         return value
 
     def zero(self):
@@ -84,14 +85,14 @@ class Map:
         if value is None:
             return None
         if not isinstance(value, dict):
-            raise NumaGateError("%s is %r, not a JSON object" % (where, value))
+            raise NumaGateError("%s is %s, not a JSON object" % (where, short_repr(value)))
         decoded = {}
         for key, item in value.items():
             if self.key.kind == "int":
                 try:
                     go_key = int(key)
                 except ValueError:
-                    raise NumaGateError("%s key %r is not an integer" % (where, key))
+                    raise NumaGateError("%s key %s is not an integer" % (where, short_repr(key)))
             else:
                 go_key = key
             decoded[go_key] = self.value.decode(item, "%s[%s]" % (where, key))
@@ -118,7 +119,7 @@ class Slice:
         if value is None:
             return None
         if not isinstance(value, list):
-            raise NumaGateError("%s is %r, not a JSON array" % (where, value))
+            raise NumaGateError("%s is %s, not a JSON array" % (where, short_repr(value)))
         return [self.element.decode(item, "%s[%d]" % (where, index)) for index, item in enumerate(value)]
 
     def zero(self):
@@ -141,7 +142,7 @@ class Struct:
         if value is None:
             return self.zero()
         if not isinstance(value, dict):
-            raise NumaGateError("%s is %r, not a JSON object" % (where, value))
+            raise NumaGateError("%s is %s, not a JSON object" % (where, short_repr(value)))
         decoded = self.zero()
         # encoding/json: a key matches its field exactly, else case-insensitively; the last one wins.
         for key, item in value.items():
@@ -203,7 +204,7 @@ class CpuSet:
         if value is None:
             value = ""
         if not isinstance(value, str):
-            raise NumaGateError("%s is %r, not a cpulist string" % (where, value))
+            raise NumaGateError("%s is %s, not a cpulist string" % (where, short_repr(value)))
         try:
             return sorted(set(self._parse(value)))
         except ValueError as exc:
