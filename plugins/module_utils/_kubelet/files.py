@@ -262,6 +262,7 @@ class Layout:
                 "no baseline kept by this collection in %s: nothing to restore" % os.path.join(backup_dir, baseline.BASELINE_DIR),
                 self.main_path)
         after = baseline.baseline_bytes(copy)
+        backups.load(copy)  # its record and sha256 checked now, before apply() backs up the current file
         restored = merge.load_document(after, copy)
         target = merge.effective_config(restored, self.dropins, self.main_path)
         return Change(self.main_path, self.main_bytes, after, target, restore_from=copy)
