@@ -11,14 +11,19 @@ short_description: Read the kubelet's PodResources API v1 and reconcile it by To
 version_added: 0.1.0
 author: GPU Smith (@gpusmith)
 description:
-  - Calls C(List) (or C(Get) for the pods named) and C(GetAllocatableResources) on the kubelet's PodResources socket,
-    including the pod-level C(cpu_ids) and C(memory) fields (4 and 5) of Kubernetes 1.37.
+  - Calls C(List) (or C(Get) for up to two pods named) and C(GetAllocatableResources) on the kubelet's PodResources socket,
+    including the pod-level C(cpu_ids) and C(memory) fields (4 and 5) of Kubernetes 1.37; at most 3 calls per reading
+    (the kubelet limits this API to 100 calls a second, burst 10), so more pods named are picked from one C(List).
   - Reconciles the allocations by O(scope) - under pod scope the pod-level set is the whole allocation and shared containers
     run on the pod set minus the exclusive containers' sets; under container scope shared containers run on the node's
     shared pool. Nothing is counted twice.
   - With O(topology), device IDs are mapped to the facts' GPU UUIDs, NICs and PCI addresses.
   - A missing socket, a refused call or a kubelet without the pod-level fields is a finding, never a failure.
-  - Needs the Python libraries C(grpcio) and C(protobuf) on the node (the client was generated with grpcio-tools 1.85.1, protobuf 7.35).
+  - Needs the Python libraries C(grpcio) and C(protobuf) on the node, any C(protobuf) from 3.12 on and any C(grpcio) with
+    C(unary_unary) calls (tested with 1.51 and 1.85) - the message classes are built at run time from the proto's descriptor
+    set, not generated code with a version check. The P(gpusmith.numa_gate.podresources_client#role) role installs them (the
+    OS packages C(python3-grpcio) and C(python3-protobuf) on Debian and Ubuntu, a virtualenv on the RHEL family) and names
+    the Python interpreter to run this module with.
 options:
   root:
     description: Directory the socket path is resolved in (as in a chroot), V(/) on a node.
@@ -29,7 +34,10 @@ options:
     type: path
     default: /var/lib/kubelet/pod-resources/kubelet.sock
   pods:
-    description: Pods to read with C(Get) (each C(name) and C(namespace)); empty reads every pod with C(List).
+    description:
+      - Pods to read with C(Get) (each C(name) and C(namespace)); empty reads every pod with C(List).
+      - Each entry must have both, a C(name) that is a DNS-1123 subdomain and a C(namespace) that is a DNS-1123 label (the API
+        server's rules), and nothing else; any other entry is refused before a call is made.
     type: list
     elements: dict
     default: []
@@ -43,7 +51,9 @@ options:
     type: dict
     required: true
   timeout:
-    description: Seconds to wait for each call.
+    description:
+      - Seconds all the calls may take together (one deadline; a call it leaves no time for is not made, and is a finding).
+      - An answer larger than 16 MiB (the kubelet's own client's bound) is refused by gRPC and is a finding.
     type: float
     default: 5
 attributes:
@@ -83,6 +93,13 @@ reconciled:
       C(findings)), C(node), C(findings).
   returned: success
   type: dict
+libraries:
+  description:
+    - The node's libraries that read the answer - C(protobuf) (version), C(protobuf_implementation) (python, cpp or upb),
+      C(message_classes) (V(GetMessageClass) or V(MessageFactory.GetPrototype)) and C(grpcio) (version).
+  returned: success
+  type: dict
+  sample: {protobuf: "4.21.12", protobuf_implementation: cpp, message_classes: MessageFactory.GetPrototype, grpcio: "1.51.1"}
 findings:
   description: Every finding of the call and the reconciliation, each with C(check), C(result) and C(message).
   returned: success
@@ -94,6 +111,7 @@ from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _errors
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _fileio
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _k8s_names
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import allocations
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.podresources import client
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import schema
@@ -102,15 +120,18 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan import lo
 
 def _body(module):
     params = module.params
+    pods = _k8s_names.pod_refs(params["pods"], "pods") if params["pods"] else None
+    if not params["timeout"] > 0:
+        raise _errors.NumaGateError("timeout must be more than 0 seconds, not %r" % (params["timeout"],))
     oracle = locality.build(params["topology"])
     online = schema.kubelet_node(params["topology"])["online_cpus"]
     socket = _fileio.resolve_within(params["root"], params["socket"])
-    answer = client.read(socket, timeout=params["timeout"], pods=params["pods"] or None)
+    answer = client.read(socket, timeout=params["timeout"], pods=pods)
     allocatable = answer["allocatable"]["cpu_ids"] if answer["allocatable"] else None
     reconciled = allocations.reconcile_allocations(answer["pods"], params["scope"], online, allocatable, oracle)
     findings = answer["findings"] + reconciled["findings"] + [f for pod in reconciled["pods"] for f in pod["findings"]]
     module.exit_json(changed=False, socket=socket, reachable=answer["reachable"], pods=answer["pods"], allocatable=answer["allocatable"],
-                     reconciled=reconciled, findings=findings)
+                     reconciled=reconciled, libraries=answer["libraries"], findings=findings)
 
 
 def main():

@@ -3,6 +3,7 @@
 
 import json
 import os
+from importlib.metadata import version
 
 import pytest
 
@@ -39,6 +40,8 @@ def test_container_scope_through_the_module(capsys):
     # the NIC id is not in these facts: kept, with no kind
     assert [d["kind"] for d in inference["devices"]["server"]] == ["gpu", None]
     assert result["findings"] == []
+    assert result["libraries"] == {"protobuf": version("protobuf"), "protobuf_implementation": "upb", "message_classes": "GetMessageClass",
+                                   "grpcio": version("grpcio")}
 
 
 def test_missing_socket_is_a_finding(tmp_path, capsys):
@@ -53,6 +56,7 @@ def test_missing_grpc_fails_clearly(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(client, "GRPC_IMPORT_ERROR", "ModuleNotFoundError: No module named 'grpc'")
     code, result = run({"root": str(tmp_path), "topology": FACTS}, capsys)
     assert (code, result["failed"]) == (1, True)
-    assert result["msg"] == ("the PodResources client needs the Python libraries grpcio and protobuf on the node (pip install grpcio protobuf): "
+    assert result["msg"] == ("the PodResources client needs the Python libraries grpcio and protobuf (3.12 or later) on the node: python3-grpcio "
+                             "and python3-protobuf from the OS, or pip into a virtualenv (the podresources_client role installs them): "
                              "ModuleNotFoundError: No module named 'grpc'")
     assert "exception" not in result

@@ -2,12 +2,15 @@
 
 The double (podresources_double.py) compiles the collection's api.proto with grpc_tools at start,
 in its own process, and serves hand-written allocations in the kubelet's message shapes that use
-the real H200 host's device identities (its GPU UUID, its NIC's PCI address).
+the real H200 host's device identities (its GPU UUID, its NIC's PCI address). The client builds its
+messages from the descriptor set (messages.py); tests/protobuf_matrix runs it on other protobuf and
+grpcio versions against the same double.
 """
 
 import json
 import os
 import socket
+from importlib.metadata import version
 
 import pytest
 
@@ -22,6 +25,7 @@ from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._evi
 
 
 H200_UUID = "GPU-f2c38e61-1c95-2e97-c47e-1090719df202"
+LIBRARIES = {"protobuf": version("protobuf"), "protobuf_implementation": "upb", "message_classes": "GetMessageClass", "grpcio": version("grpcio")}
 GI = 1 << 30
 
 
@@ -62,6 +66,7 @@ def test_list_reports_pod_and_container_fields_exactly(pod_scope):
         {"resource_name": "example.com/sriov", "device_ids": ["0000:00:03.0"], "numa_nodes": [0]}]
     assert inference["containers"][2] == {"name": "metrics-sidecar", "cpu_ids": "", "devices": [], "memory": [], "dynamic_resources": []}
     assert answer["allocatable"]["cpu_ids"] == "1-15"
+    assert answer["libraries"] == LIBRARIES
 
 
 def test_pod_scope_reconciled_without_double_counting(pod_scope, oracle):
@@ -90,6 +95,21 @@ def test_get_reads_one_pod(pod_scope):
     assert answer["findings"] == [{"check": "podresources_call", "result": "unknown", "method": "Get", "code": "NOT_FOUND",
                                    "details": "pod gone not found in namespace x",
                                    "message": "PodResources Get on %s failed: NOT_FOUND: pod gone not found in namespace x" % pod_scope.socket}]
+
+
+def test_more_pods_than_calls_are_picked_from_one_list():
+    # Get x3 + GetAllocatableResources would be 4 calls; the double refuses Get, so only List can answer
+    double = Double(POD_SCOPE, "--refuse", "Get:UNIMPLEMENTED")
+    try:
+        answer = client.read(double.socket, timeout=5, pods=[{"name": "web", "namespace": "default"}, {"name": "gone", "namespace": "x"},
+                                                             {"name": "inference", "namespace": "canary"}])
+    finally:
+        double.stop()
+    assert client.MAX_CALLS == 3
+    assert [p["name"] for p in answer["pods"]] == ["web", "inference"]
+    assert answer["findings"] == [{"check": "podresources_pod", "result": "unknown", "pod": "x/gone",
+                                   "message": "PodResources List on %s has no pod gone in namespace x" % double.socket}]
+    assert answer["allocatable"]["cpu_ids"] == "1-15"
 
 
 def test_container_scope_shared_containers_in_the_node_pool(oracle):
@@ -145,7 +165,7 @@ def test_refused_call_is_a_finding():
 def test_missing_socket_and_dead_socket(tmp_path):
     missing = str(tmp_path / "kubelet.sock")
     answer = client.read(missing, timeout=1)
-    assert answer == {"socket": missing, "reachable": False, "pods": [], "allocatable": None, "findings": [
+    assert answer == {"socket": missing, "reachable": False, "pods": [], "allocatable": None, "libraries": LIBRARIES, "findings": [
         {"check": "podresources_socket", "result": "unknown", "message": "no PodResources socket at %s: No such file or directory" % missing}]}
     dead = socket.socket(socket.AF_UNIX)
     dead.bind(missing)
