@@ -12,6 +12,7 @@ from __future__ import annotations
 from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _k8s_names
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import api as kube_api
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import node as kube_node
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.outcome import outcome
@@ -19,6 +20,7 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.out
 ARGUMENT_SPEC = {
     "kubeconfig": {"type": "path"},
     "context": {"type": "str"},
+    "request_timeout": {"type": "float", "default": kube_api.REQUEST_TIMEOUT},
     "node": {"type": "str", "required": True},
     "state": {"type": "str", "required": True, "choices": list(kube_node.STATES)},
     "timeout": {"type": "int", "default": 300},
@@ -45,8 +47,9 @@ class ActionModule(ActionBase):
         display = Display()
 
         def body():
+            _k8s_names.node_name(args["node"])  # before the kubeconfig's credential plugin runs, before any request
             options = kube_node.options_from(args)
-            api = kube_api.connect(args["kubeconfig"], args["context"])
+            api = kube_api.connect(args["kubeconfig"], args["context"], timeout=args["request_timeout"])
             return kube_node.apply(api, args["node"], args["state"], options, check_mode=bool(self._task.check_mode), display=display.display)
 
         result.update(outcome(body, node=args["node"], state=args["state"]))

@@ -6,15 +6,18 @@ from __future__ import annotations
 
 from ansible.plugins.action import ActionBase
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._errors import failure_message
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _k8s_names
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import metrics
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import metrics_fetch
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import api as kube_api
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.outcome import outcome
 
 ARGUMENT_SPEC = {
     "node": {"type": "str", "required": True},
     "kubeconfig": {"type": "path"},
     "context": {"type": "str"},
     "previous": {"type": "dict"},
+    "request_timeout": {"type": "float", "default": kube_api.REQUEST_TIMEOUT},
 }
 
 
@@ -29,12 +32,16 @@ class ActionModule(ActionBase):
         result = super().run(tmp, task_vars)
         del tmp
         _validation, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
-        try:
-            scrape = metrics_fetch.fetch_metrics(args["node"], args["kubeconfig"], args["context"])
-            result.update(changed=False, scrape=scrape)
+
+        def body():
+            _k8s_names.node_name(args["node"])  # before the kubeconfig's credential plugin runs, before any request
+            if args["previous"] is not None:
+                metrics.check_scrape(args["previous"], "previous")  # before any request
+            scrape = metrics_fetch.fetch_metrics(args["node"], args["kubeconfig"], args["context"], timeout=args["request_timeout"])
+            answer = {"changed": False, "scrape": scrape}
             if args["previous"]:
-                result["rates"] = metrics.rates(args["previous"], scrape)
-        # Every failure is a result, never a traceback.
-        except Exception as exc:  # pylint: disable=broad-exception-caught
-            result.update(failed=True, changed=False, msg=failure_message(exc))
+                answer["rates"] = metrics.rates(args["previous"], scrape)
+            return answer
+
+        result.update(outcome(body))
         return result

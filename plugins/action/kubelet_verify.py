@@ -13,6 +13,7 @@ from __future__ import annotations
 from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _k8s_names
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._errors import NumaGateError
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import secrets
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import api as kube_api
@@ -22,6 +23,7 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.out
 ARGUMENT_SPEC = {
     "kubeconfig": {"type": "path"},
     "context": {"type": "str"},
+    "request_timeout": {"type": "float", "default": kube_api.REQUEST_TIMEOUT},
     "node": {"type": "str", "required": True},
     "expect": {"type": "dict", "default": {}},
     "timeout": {"type": "int", "default": 180},
@@ -44,10 +46,11 @@ class ActionModule(ActionBase):
         display = Display()
 
         def body():
+            _k8s_names.node_name(args["node"])  # before the kubeconfig's credential plugin runs, before any request
             if args["timeout"] < 0 or args["stable_s"] < 0 or not args["poll"] > 0:
                 raise NumaGateError("timeout and stable_s must be 0 or more seconds and poll more than 0, not %r, %r and %r"
                                     % (args["timeout"], args["stable_s"], args["poll"]))
-            api = kube_api.connect(args["kubeconfig"], args["context"])
+            api = kube_api.connect(args["kubeconfig"], args["context"], timeout=args["request_timeout"])
             return dict(ready.verify(api, args["node"], args["expect"], timeout=args["timeout"], stable_s=args["stable_s"],
                                      poll=args["poll"], display=display.display), changed=False)
 

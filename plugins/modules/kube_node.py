@@ -204,6 +204,7 @@ from ansible.module_utils.basic import AnsibleModule
 ARGUMENT_SPEC = {
     "kubeconfig": {"type": "path"},
     "context": {"type": "str"},
+    "request_timeout": {"type": "float", "default": 30},
     "node": {"type": "str", "required": True},
     "state": {"type": "str", "required": True, "choices": ["cordoned", "drained", "uncordoned"]},
     "timeout": {"type": "int", "default": 300},

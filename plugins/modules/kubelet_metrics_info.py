@@ -10,6 +10,8 @@ module: kubelet_metrics_info
 short_description: Scrape a node's kubelet resource-manager metrics through the API server
 version_added: 0.1.0
 author: GPU Smith (@gpusmith)
+extends_documentation_fragment:
+  - gpusmith.numa_gate.kube_api
 description:
   - Runs on the controller (an action plugin) and reads C(/api/v1/nodes/<node>/proxy/metrics) with the C(kubernetes) Python client.
   - Keeps C(resource_manager_allocations_total), C(resource_manager_allocation_errors_total),
@@ -17,19 +19,12 @@ description:
     C(kubelet_topology_manager_*) families, parsed with prometheus-client's text parser.
   - With O(previous) (an earlier result's C(scrape)), every cumulative series becomes a per-second rate; a series that went down
     is a counter reset and its increase is its new value.
+  - A counter (or a histogram's C(_count) or C(_bucket)) below zero is not a count; the scrape is refused naming the series.
 options:
-  node:
-    description: The node's name.
-    type: str
-    required: true
-  kubeconfig:
-    description: The kubeconfig (default the client's, C($KUBECONFIG) or C(~/.kube/config)).
-    type: path
-  context:
-    description: The kubeconfig context.
-    type: str
   previous:
-    description: An earlier C(scrape) of the same node.
+    description:
+      - An earlier C(scrape) of the same node. It is checked before any request (a number C(timestamp), C(samples) each
+        with a C(name), C(labels) of strings, a number C(value) and a C(type)); a scrape of another node is refused.
     type: dict
 attributes:
   check_mode:

@@ -144,6 +144,7 @@ from ansible.module_utils.basic import AnsibleModule
 ARGUMENT_SPEC = {
     "kubeconfig": {"type": "path"},
     "context": {"type": "str"},
+    "request_timeout": {"type": "float", "default": 30},
     "node": {"type": "str", "required": True},
     "expect": {"type": "dict", "default": {}},
     "timeout": {"type": "int", "default": 180},

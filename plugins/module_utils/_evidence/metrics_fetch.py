@@ -5,7 +5,9 @@
 Public: `fetch_metrics`.
 
 GET ``/api/v1/nodes/<name>/proxy/metrics`` with the ``kubernetes`` client, through the transition's
-`_transition.api.Api` (its raw request), stamped with the controller's clock and parsed by `metrics.parse`.
+`_transition.api.Api` (its raw request: the node name checked first, the answer bounded by
+``api.MAX_PROXY_BYTES["metrics"]`` bytes and one deadline of ``timeout`` seconds), stamped with the
+controller's clock and parsed by `metrics.parse`.
 """
 
 from __future__ import annotations
@@ -16,9 +18,9 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence impor
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import api as _api
 
 
-def fetch_metrics(node, kubeconfig=None, context=None, connect=_api.connect):
+def fetch_metrics(node, kubeconfig=None, context=None, connect=_api.connect, timeout=_api.REQUEST_TIMEOUT):
     """{"node", "timestamp", "samples"} for one scrape of ``node``'s kubelet ``/metrics``."""
-    client = connect(kubeconfig, context)
+    client = connect(kubeconfig, context, timeout=timeout)
     text = client.node_proxy_get(node, "metrics")
     stamp = round(time.time(), 6)
     parsed = metrics.parse(text)

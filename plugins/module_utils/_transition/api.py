@@ -1,36 +1,44 @@
 # Copyright: (c) 2026, GPU Smith
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""A thin wrapper over the ``kubernetes`` Python client for the transition's few API calls.
+"""A thin wrapper over the ``kubernetes`` Python client for the transition's few API calls, every one bounded.
 
-Public: `connect`, `Api`, `KubeApiError`, `HAS_KUBERNETES`.
+Public: `connect`, `Api`, `KubeApiError`, `HAS_KUBERNETES`, `REQUEST_TIMEOUT`, `MAX_ANSWER_BYTES`, `MAX_PROXY_BYTES`.
 
-It loads a kubeconfig (and context) with the client's own loader, so every authentication the
-client supports works (certificates, tokens, exec plugins), and sends raw REST requests through the
-client's ApiClient: answers come back as the API's JSON (plain dicts, camelCase keys), never as
-generated models, and every error answer becomes a `KubeApiError` carrying the HTTP code and the
-API's Status (reason, message, causes). Paths are the API's own (``/api/v1/nodes/<name>``,
-``/api/v1/namespaces/<ns>/pods/<name>/eviction``, ``/apis/policy/v1/...``,
+It loads a kubeconfig (and context) with the client's own loader (`kubeconfig.load`: files checked
+first, an exec credential plugin bounded), so every authentication the client supports works
+(certificates, tokens, exec plugins), and builds each request with the client's ApiClient
+(``param_serialize``: URL, headers, credentials). The exchange itself is `transport.exchange` over
+the client's urllib3 pool: each call has one deadline (``timeout``, default `REQUEST_TIMEOUT` s)
+that its tries all live inside (at most `ATTEMPTS`, only when nothing was sent or a GET broke) and
+a size bound in bytes. Answers come back as the API's JSON (plain dicts, camelCase keys), checked
+by `shapes` for the fields the steps read; every error answer becomes a `KubeApiError` carrying the
+HTTP code and the API's Status (reason, message, causes). Names are checked by the API server's
+rules before they go into a path (`_k8s_names`), and each path segment is quoted. The API server's
+URL is shown with its userinfo masked (`urls`), everywhere. Paths are the API's own
+(``/api/v1/nodes/<name>``, ``/api/v1/namespaces/<ns>/pods/<name>/eviction``, ``/apis/policy/v1/...``,
 ``/api/v1/nodes/<name>/proxy/<path>``).
 """
 
 from __future__ import annotations
 
 import json
+import time
 import urllib.parse
 
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _k8s_names
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._errors import NumaGateError
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._fileio import parse_json
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import kubeconfig as _kubeconfig
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import shapes, transport, urls
 
-try:
-    from kubernetes import config as kube_config
-    from kubernetes.client import exceptions as kube_exceptions
-    HAS_KUBERNETES = True
-    KUBERNETES_IMPORT_ERROR = None
-except ImportError as _exc:  # pragma: no cover - the controller requirement is missing
-    HAS_KUBERNETES = False
-    KUBERNETES_IMPORT_ERROR = str(_exc)
-
+HAS_KUBERNETES = _kubeconfig.HAS_KUBERNETES
 STRATEGIC_MERGE = "application/strategic-merge-patch+json"
 REQUEST_TIMEOUT = 30
+MAX_ANSWER_BYTES = 16 * 1024 * 1024
+MAX_PROXY_BYTES = {"healthz": 64 * 1024, "configz": 1024 * 1024, "metrics": 32 * 1024 * 1024}
+ATTEMPTS = 4
+BACKOFF = (0.25, 0.5, 1.0)
+_IDEMPOTENT = ("GET", "HEAD")
 
 
 class KubeApiError(NumaGateError):
@@ -49,86 +57,127 @@ def _quote(part):
     return urllib.parse.quote(str(part), safe="")
 
 
-def connect(kubeconfig=None, context=None):
-    """An `Api` for ``kubeconfig`` (None: the client's default, ``$KUBECONFIG`` or ~/.kube/config) and ``context``."""
-    if not HAS_KUBERNETES:
-        raise NumaGateError("the Python library 'kubernetes' is needed on the controller for the Kubernetes API steps "
-                            "(pip install kubernetes): %s" % KUBERNETES_IMPORT_ERROR)
-    try:
-        client = kube_config.new_client_from_config(config_file=kubeconfig, context=context, persist_config=False)
-    except (kube_config.ConfigException, OSError, TypeError, ValueError) as exc:
-        raise NumaGateError("cannot load the kubeconfig %s (context %s): %s"
-                            % (kubeconfig or "(default)", context or "(current)", exc), kubeconfig=kubeconfig) from exc
-    return Api(client)
+def _size(limit):
+    return "%d bytes" % limit
+
+
+def connect(kubeconfig=None, context=None, timeout=REQUEST_TIMEOUT):
+    """An `Api` for ``kubeconfig`` (None: the client's default, ``$KUBECONFIG`` or ~/.kube/config) and ``context``.
+
+    ``timeout``: each request's deadline in seconds, and the exec credential plugin's.
+    """
+    if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or not timeout > 0:
+        raise NumaGateError("request_timeout must be more than 0 seconds, not %r" % (timeout,))
+    return Api(_kubeconfig.load(kubeconfig, context, exec_timeout=timeout), timeout=timeout)
 
 
 class Api:
     """The API calls the transition needs, over one ApiClient; answers are the API's JSON as dicts."""
 
-    def __init__(self, client, timeout=REQUEST_TIMEOUT):
+    def __init__(self, client, timeout=REQUEST_TIMEOUT, clock=time.monotonic, sleep=time.sleep):
         self.client = client
         self.timeout = timeout
+        self.clock, self.sleep = clock, sleep
+        self._secrets = urls.userinfo(client.configuration.host) + urls.userinfo(getattr(client.configuration, "proxy", None))
 
     @property
     def host(self):
-        """The API server's URL."""
-        return self.client.configuration.host
+        """The API server's URL, its userinfo masked."""
+        return urls.mask_url(self.client.configuration.host)
 
-    def request(self, method, path, query=None, body=None, content_type=None, raw=False):
-        """Send one request; returns the decoded JSON (or the text when ``raw``); errors raise KubeApiError."""
+    def _masked(self, text):
+        return urls.mask_text(text, self._secrets)
+
+    def request(self, method, path, query=None, body=None, content_type=None, raw=False, max_bytes=MAX_ANSWER_BYTES):
+        """Send one request within the deadline; the decoded JSON object (or the text when ``raw``); errors raise KubeApiError."""
+        deadline = self.clock() + self.timeout
         headers = {"Accept": "*/*" if raw else "application/json"}
         if body is not None:
             headers["Content-Type"] = content_type or "application/json"
-        serialized = self.client.param_serialize(method, path, query_params=list((query or {}).items()), header_params=headers,
-                                                 body=body, auth_settings=["BearerToken"])
         try:
-            response = self.client.call_api(*serialized, _request_timeout=self.timeout)
-            data = response.read()
-        except kube_exceptions.ApiException as exc:
-            raise KubeApiError("%s %s: %s" % (method, path, exc.reason or exc), code=exc.status or 0) from exc
-        # urllib3 raises its own errors (MaxRetryError, timeouts) when the server is not reached.
+            method, url, headers, _body, _post = self.client.param_serialize(method, path, query_params=list((query or {}).items()),
+                                                                              header_params=headers, auth_settings=["BearerToken"])
+        except NumaGateError as exc:
+            raise KubeApiError(self._masked(str(exc))) from exc
+        # A credential refresh (the kubeconfig's exec plugin or auth provider) runs here and may raise what the client raises.
         except Exception as exc:  # pylint: disable=broad-exception-caught
-            raise KubeApiError("cannot reach the API server at %s (%s %s): %s" % (self.host, method, path, exc)) from exc
-        text = data.decode("utf-8", "replace") if isinstance(data, bytes) else str(data or "")
-        if not 200 <= response.status <= 299:
-            raise _error(method, path, response.status, text)
+            raise KubeApiError("cannot prepare %s %s: the kubeconfig's credentials: %s: %s"
+                               % (method, path, type(exc).__name__, self._masked(" ".join(str(exc).split())[:300]))) from exc
+        where = "%s %s" % (method, self._masked(url))
+        data = json.dumps(body).encode("utf-8") if body is not None else None
+        status, answer = self._exchange(method, url, headers, data, deadline, max_bytes, where, path)
+        text = answer.decode("utf-8", "replace")
+        if not 200 <= status <= 299:
+            raise _error(method, path, status, text, self._masked)
         if raw:
             return text
-        try:
-            return json.loads(text) if text else {}
-        except ValueError as exc:
-            raise KubeApiError("%s %s: the API server answered %d with a body that is not JSON: %r"
-                               % (method, path, response.status, text[:200]), code=response.status) from exc
+        if not answer.strip():
+            return {}
+        return shapes.decode(answer, where)
+
+    def _exchange(self, method, url, headers, data, deadline, max_bytes, where, path):  # pylint: disable=too-many-arguments
+        """(status, body) from the tries of one request, all inside ``deadline``."""
+        pool = transport.bound(self.client.rest_client.pool_manager)
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                return transport.exchange(pool, method, url, headers, data, deadline, max_bytes, clock=self.clock)
+            except transport.TooLarge as exc:
+                raise KubeApiError("%s: the answer is larger than %s, the bound for it (%s: %s); not read further"
+                                   % (where, _size(max_bytes), exc.stage, exc), code=exc.status or 0) from exc
+            except transport.Expired as exc:
+                raise KubeApiError("%s: no whole answer within the %ss deadline (%s, %d attempt%s; %s)"
+                                   % (where, _seconds(self.timeout), exc.stage, attempt, "" if attempt == 1 else "s", exc)) from exc
+            except transport.TransportError as exc:
+                retry = isinstance(exc, transport.Unreached) or method in _IDEMPOTENT
+                pause = BACKOFF[min(attempt, len(BACKOFF)) - 1]
+                if not retry or attempt >= ATTEMPTS or self.clock() + pause >= deadline:
+                    raise KubeApiError("cannot reach the API server at %s (%s %s): %s (%d attempt%s within the %ss deadline)"
+                                       % (self.host, method, path, self._masked(str(exc)), attempt, "" if attempt == 1 else "s",
+                                          _seconds(self.timeout))) from exc
+                self.sleep(pause)
 
     # -- nodes -----------------------------------------------------------------------------
     def get_node(self, name):
         """The Node ``name``."""
-        return self.request("GET", "/api/v1/nodes/%s" % _quote(name))
+        path = "/api/v1/nodes/%s" % _quote(_k8s_names.node_name(name))
+        return shapes.node(self.request("GET", path), self._where("GET", path))
 
     def set_unschedulable(self, name, unschedulable, dry_run=False):
         """Cordon (True) or uncordon (False) as kubectl does: a strategic merge patch of ``spec.unschedulable``."""
         body = {"spec": {"unschedulable": True if unschedulable else None}}
         query = {"dryRun": "All"} if dry_run else None
-        return self.request("PATCH", "/api/v1/nodes/%s" % _quote(name), query=query, body=body, content_type=STRATEGIC_MERGE)
+        path = "/api/v1/nodes/%s" % _quote(_k8s_names.node_name(name))
+        return self.request("PATCH", path, query=query, body=body, content_type=STRATEGIC_MERGE)
 
     def node_proxy_get(self, name, path):
-        """GET ``/api/v1/nodes/<name>/proxy/<path>`` (the node's kubelet through the API server): the body as text."""
-        return self.request("GET", "/api/v1/nodes/%s/proxy/%s" % (_quote(name), path.lstrip("/")), raw=True)
+        """GET ``/api/v1/nodes/<name>/proxy/<path>`` (the node's kubelet through the API server): the body as text.
+
+        ``path`` is one of `MAX_PROXY_BYTES` (``healthz``, ``configz``, ``metrics``), each with its own size bound.
+        """
+        if path not in MAX_PROXY_BYTES:
+            raise NumaGateError("node proxy path %r is not one this collection reads (%s)" % (path, ", ".join(sorted(MAX_PROXY_BYTES))))
+        return self.request("GET", "/api/v1/nodes/%s/proxy/%s" % (_quote(_k8s_names.node_name(name)), path), raw=True,
+                            max_bytes=MAX_PROXY_BYTES[path])
 
     # -- pods ------------------------------------------------------------------------------
     def pods_on_node(self, name):
-        """Every pod bound to the node (all namespaces, field selector ``spec.nodeName=<name>``), as kubectl lists them."""
-        answer = self.request("GET", "/api/v1/pods", query={"fieldSelector": "spec.nodeName=%s" % name})
-        return answer.get("items") or []
+        """Every pod bound to the node (all namespaces, field selector ``spec.nodeName=<name>``), as kubectl lists them, each checked."""
+        query = {"fieldSelector": "spec.nodeName=%s" % _k8s_names.node_name(name)}
+        answer = self.request("GET", "/api/v1/pods", query=query)
+        return shapes.pod_list(answer, self._where("GET", "/api/v1/pods", query))
 
     def get_pod(self, namespace, name):
         """The pod, or None when it is gone (404)."""
+        path = self._pod_path(namespace, name)
         try:
-            return self.request("GET", "/api/v1/namespaces/%s/pods/%s" % (_quote(namespace), _quote(name)))
+            answer = self.request("GET", path)
         except KubeApiError as exc:
             if exc.code == 404:
                 return None
             raise
+        return shapes.pod(answer, self._where("GET", path))
 
     def evict(self, namespace, name, grace_period=None, dry_run=False):
         """POST a policy/v1 Eviction for the pod (DeleteOptions carry ``grace_period`` when given)."""
@@ -138,7 +187,7 @@ class Api:
         if dry_run:
             options["dryRun"] = ["All"]
         body = {"apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": name, "namespace": namespace}, "deleteOptions": options}
-        return self.request("POST", "/api/v1/namespaces/%s/pods/%s/eviction" % (_quote(namespace), _quote(name)), body=body)
+        return self.request("POST", self._pod_path(namespace, name) + "/eviction", body=body)
 
     def delete_pod(self, namespace, name, grace_period=None, dry_run=False):
         """DELETE the pod (kubectl's ``--disable-eviction``: no PodDisruptionBudget is consulted)."""
@@ -147,32 +196,50 @@ class Api:
             options["gracePeriodSeconds"] = int(grace_period)
         if dry_run:
             options["dryRun"] = ["All"]
-        return self.request("DELETE", "/api/v1/namespaces/%s/pods/%s" % (_quote(namespace), _quote(name)), body=options)
+        return self.request("DELETE", self._pod_path(namespace, name), body=options)
 
     # -- owners and budgets ----------------------------------------------------------------
     def get_daemonset(self, namespace, name):
         """The DaemonSet, or None when it is gone (404)."""
+        path = "/apis/apps/v1/namespaces/%s/daemonsets/%s" % (_quote(_k8s_names.namespace(namespace)),
+                                                              _quote(_k8s_names.pod_name(name, "DaemonSet name")))
         try:
-            return self.request("GET", "/apis/apps/v1/namespaces/%s/daemonsets/%s" % (_quote(namespace), _quote(name)))
+            return self.request("GET", path)
         except KubeApiError as exc:
             if exc.code == 404:
                 return None
             raise
 
     def pdbs(self, namespace):
-        """The policy/v1 PodDisruptionBudgets of the namespace."""
-        answer = self.request("GET", "/apis/policy/v1/namespaces/%s/poddisruptionbudgets" % _quote(namespace))
-        return answer.get("items") or []
+        """The policy/v1 PodDisruptionBudgets of the namespace, each checked."""
+        path = "/apis/policy/v1/namespaces/%s/poddisruptionbudgets" % _quote(_k8s_names.namespace(namespace))
+        return shapes.pdb_list(self.request("GET", path), self._where("GET", path))
+
+    # -- helpers ---------------------------------------------------------------------------
+    @staticmethod
+    def _pod_path(namespace, name):
+        return "/api/v1/namespaces/%s/pods/%s" % (_quote(_k8s_names.namespace(namespace)), _quote(_k8s_names.pod_name(name)))
+
+    def _where(self, method, path, query=None):
+        """``GET <masked url>``, as the messages about an answer name it."""
+        return "%s %s%s%s" % (method, self.host, path, "?" + urllib.parse.urlencode(query) if query else "")
 
 
-def _error(method, path, code, text):
+def _seconds(value):
+    return "%g" % value
+
+
+def _error(method, path, code, text, mask):
     """A KubeApiError from an error answer: the Status message when the body is one, else the text."""
     try:
-        status = json.loads(text)
+        status = parse_json(text)
     except ValueError:
         status = None
+    shown = mask(" ".join(text.split())[:300])
     if not isinstance(status, dict) or status.get("kind") != "Status":
-        return KubeApiError("%s %s: HTTP %d: %s" % (method, path, code, text.strip()[:300]), code=code, answer=text.strip()[:300])
-    causes = (status.get("details") or {}).get("causes") or []
-    return KubeApiError(status.get("message") or "%s %s: HTTP %d" % (method, path, code), code=code,
-                        reason=status.get("reason") or "", causes=causes)
+        return KubeApiError("%s %s: HTTP %d: %s" % (method, path, code, shown), code=code, answer=shown)
+    details = status.get("details") if isinstance(status.get("details"), dict) else {}
+    causes = [c for c in details.get("causes") or [] if isinstance(c, dict)] if isinstance(details.get("causes"), list) else []
+    message = status.get("message") if isinstance(status.get("message"), str) and status.get("message") else "%s %s: HTTP %d" % (method, path, code)
+    reason = status.get("reason") if isinstance(status.get("reason"), str) else ""
+    return KubeApiError(mask(message[:1000]), code=code, reason=reason, causes=causes)

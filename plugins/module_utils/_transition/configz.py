@@ -24,6 +24,8 @@ import re
 from decimal import Decimal
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._errors import NumaGateError
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._fileio import parse_json
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.shapes import MAX_DEPTH, too_deep
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._quantity import QuantityError, parse_decimal
 
 QUANTITY_MAPS = ("kubeReserved", "systemReserved", "evictionHard", "evictionSoft", "evictionMinimumReclaim")
@@ -40,9 +42,11 @@ class ConfigzError(NumaGateError):
 def parse(text, node):
     """The ``kubeletconfig`` dict of a /configz answer (text)."""
     try:
-        answer = json.loads(text)
+        answer = parse_json(text)
     except ValueError as exc:
         raise ConfigzError("verify %s: /configz did not answer JSON: %r" % (node, text[:200])) from exc
+    if too_deep(answer):
+        raise ConfigzError("verify %s: /configz answered lists and objects nested more than %d levels deep; not read" % (node, MAX_DEPTH))
     if not isinstance(answer, dict) or not isinstance(answer.get("kubeletconfig"), dict):
         raise ConfigzError("verify %s: /configz answered no 'kubeletconfig' object: %r" % (node, text[:200]))
     return answer["kubeletconfig"]
@@ -52,9 +56,9 @@ def _quantity(value):
     if isinstance(value, str) and value.strip().endswith("%"):
         return ("percent", value.strip())
     try:
-        return ("number", parse_decimal(value))
+        return ("number", parse_decimal(value).normalize())
     except QuantityError:
-        return ("text", value)
+        return ("text", _plain(value))
 
 
 def _cpus(value):
@@ -88,7 +92,7 @@ def _plain(value):
     if isinstance(value, bool) or value is None:
         return ("bool" if isinstance(value, bool) else "null", value)
     if isinstance(value, (int, float)):
-        return ("number", Decimal(str(value)))
+        return ("number", Decimal(str(value)).normalize())
     if isinstance(value, str):
         seconds = _duration(value)
         return ("duration", seconds) if seconds is not None else ("text", value)
@@ -107,8 +111,11 @@ def _reserved_memory(value):
         if not isinstance(entry, dict):
             return ("raw", _plain(value))
         limits = entry.get("limits") or {}
+        if not isinstance(limits, dict):
+            return ("raw", _plain(value))
         entries.append((_plain(entry.get("numaNode")), tuple(sorted((str(k), _quantity(v)) for k, v in limits.items()))))
-    return ("numa", tuple(sorted(entries)))
+    # By their text: entries of any shape sort (numbers are normalized, so equal values have equal text).
+    return ("numa", tuple(sorted(entries, key=repr)))
 
 
 def _normal(field, value):
@@ -128,22 +135,31 @@ def compare(expect, actual):
     """
     if not isinstance(expect, dict):
         raise ConfigzError("expect must be a dict of KubeletConfiguration fields, not %s" % type(expect).__name__)
+    if too_deep(expect):
+        raise ConfigzError("expect nests lists and objects more than %d levels deep; a KubeletConfiguration is not that deep" % MAX_DEPTH)
     mismatches = []
-    for field in sorted(expect):
+    for field in sorted(expect, key=str):
         wanted, seen = expect[field], actual.get(field)
         if field == "featureGates" and isinstance(wanted, dict):
             gates = seen if isinstance(seen, dict) else {}
-            for gate in sorted(wanted):
+            for gate in sorted(wanted, key=str):
                 if _plain(wanted[gate]) != _plain(gates.get(gate)):
                     mismatches.append({"field": "featureGates.%s" % gate, "expected": wanted[gate], "actual": gates.get(gate)})
             continue
         if field not in actual or _normal(field, wanted) != _normal(field, seen):
-            mismatches.append({"field": field, "expected": wanted, "actual": seen})
+            mismatches.append({"field": str(field), "expected": wanted, "actual": seen})
     return mismatches
 
 
 def describe(mismatches):
     """``cpuManagerPolicy: expected 'static', /configz shows 'none'; ...``"""
-    return "; ".join("%s: expected %s, /configz shows %s" % (m["field"], json.dumps(m["expected"], sort_keys=True),
-                                                             "nothing" if m["actual"] is None else json.dumps(m["actual"], sort_keys=True))
+    return "; ".join("%s: expected %s, /configz shows %s" % (m["field"], _dump(m["expected"]), "nothing" if m["actual"] is None else _dump(m["actual"]))
                      for m in mismatches)
+
+
+def _dump(value):
+    """``value`` as JSON with sorted keys (its repr when it is not JSON: keys of mixed types)."""
+    try:
+        return json.dumps(value, sort_keys=True)
+    except (TypeError, ValueError):
+        return repr(value)

@@ -58,6 +58,22 @@ def drain(api, node, options=DEFAULT_OPTIONS, check_mode=False, display=None, cl
     started = clock()
     cordoned, was = cordon.set_unschedulable(api, node, True, check_mode)
     facts = {"was_unschedulable": was, "cordoned": cordoned}
+    runs = []
+    try:
+        return _after_cordon(api, node, options, check_mode, display, (clock, sleep, started), facts, runs)
+    except DrainError:
+        raise
+    except NumaGateError as exc:
+        # An API error or a refused answer after the cordon: the result still says whose cordon it is and what was evicted.
+        evicted = runs[0].evicted if runs else []
+        raise DrainError("drain %s: %s; %s" % (node, exc, _stays_cordoned(node, facts)), changed=bool((cordoned and not check_mode) or evicted),
+                         evicted=evicted, waited_s=round(clock() - started, 1), **facts) from exc
+
+
+def _after_cordon(api, node, options, check_mode, display, timing, facts, runs):  # pylint: disable=too-many-arguments
+    """The drain once the node is cordoned: select, refuse or evict and wait; ``runs`` gets the `_Run` once it starts."""
+    clock, sleep, started = timing
+    cordoned = facts["cordoned"]
     selection = filters.classify(api, api.pods_on_node(node), options)
     names = [filters.pod_name(p) for p in selection.evict]
     if selection.refusals:
@@ -69,6 +85,7 @@ def drain(api, node, options=DEFAULT_OPTIONS, check_mode=False, display=None, cl
     if names:
         progress.say(display, "drain %s: evicting %d pod%s (%s)" % (node, len(names), "" if len(names) == 1 else "s", progress.names(names)))
     run = _Run(api, node, options, display, clock, sleep, started)
+    runs.append(run)
     try:
         run.run(selection.evict)
     except DrainError as exc:

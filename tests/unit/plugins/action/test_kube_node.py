@@ -137,7 +137,8 @@ def test_refusals_and_bad_values_are_failed_results(double, kubeconfig, tmp_path
     bad_poll = run_in_process({"kubeconfig": kubeconfig, "node": "n1", "state": "drained", "poll": 0})
     assert (bad_poll["failed"], bad_poll["changed"], bad_poll["msg"]) == (True, False, "poll must be more than 0 seconds, not 0.0")
     missing = run_in_process({"kubeconfig": str(tmp_path / "none"), "node": "n1", "state": "cordoned"})
-    assert missing["msg"] == "cannot load the kubeconfig %s (context (current)): Invalid kube-config file. No configuration found." % (tmp_path / "none")
+    assert missing["msg"] == "cannot load the kubeconfig %s (context (current)): kubeconfig %s: No such file or directory" % (
+        tmp_path / "none", tmp_path / "none")
     with pytest.raises(AnsibleActionFail) as caught:
         run_in_process({"kubeconfig": kubeconfig, "node": "n1", "state": "gone"})
     assert "value of state must be one of: cordoned, drained, uncordoned, got: gone" in str(caught.value)
