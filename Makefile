@@ -15,7 +15,7 @@ export NUMA_GATE_SHARED := $(SHARED)
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
-.PHONY: plan facts test unit doubles browser sanity lint integration molecule bench bench-fleet bench-transition clean venv
+.PHONY: plan facts test unit doubles browser prometheus sanity lint integration molecule bench bench-fleet bench-transition clean venv
 
 venv: $(VENV)/.installed $(COLLECTION_LINK)
 
@@ -35,7 +35,7 @@ facts: venv
 	$(BIN)/ansible-playbook -i inventories/demo playbooks/facts.yml
 
 # Every test runs once, in the runner that suits it; the time of each stage is printed at the end.
-TEST_STAGES := unit doubles browser sanity lint integration molecule
+TEST_STAGES := unit doubles browser prometheus sanity lint integration molecule
 test: venv
 	$(PYTHON) scripts/test_stages.py $(TEST_STAGES)
 
@@ -69,6 +69,12 @@ integration: venv $(SANITY_TREE)
 browser: venv
 	bash tests/browser/ensure_chromium.sh
 	NUMA_GATE_REQUIRE_BROWSER=1 $(BIN)/python -m pytest -q -p no:cacheprovider tests/browser
+
+# The service comparison's quantiles against a real Prometheus (Debian's package; installed when missing, as root) on 127.0.0.1:
+# histogram_quantile(q, rate(x_bucket[w])) over windows with a counter reset and the top bucket; scrape and query paths agree.
+prometheus: venv
+	bash tests/prometheus/ensure_prometheus.sh
+	NUMA_GATE_REQUIRE_PROMETHEUS=1 $(BIN)/python -m pytest -q -p no:cacheprovider tests/prometheus
 
 # Real systemd nodes in rootful podman; the image is built from Debian packages, never pulled.
 # default: the roles on two nodes; transition: enable.yml, rollback.yml and the stale-checkpoint
