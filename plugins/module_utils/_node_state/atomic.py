@@ -82,7 +82,14 @@ def make_private_dir(path):
     owner = private_owner()
     for folder in reversed(missing):
         try:
-            os.mkdir(folder, PRIVATE_DIR_MODE)
+            try:
+                os.mkdir(folder, PRIVATE_DIR_MODE)
+            except FileExistsError:
+                # Another run made it a moment ago: a folder is what we wanted, anything else is refused.
+                info = os.lstat(folder)
+                if stat.S_ISDIR(info.st_mode):
+                    continue
+                raise NodeStateError("cannot create folder %s: %s is %s" % (path, folder, "a symlink" if stat.S_ISLNK(info.st_mode) else "not a folder"))
             os.chmod(folder, PRIVATE_DIR_MODE, follow_symlinks=False)
             if owner is not None:
                 os.chown(folder, owner[0], owner[1], follow_symlinks=False)

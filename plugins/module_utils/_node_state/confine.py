@@ -92,6 +92,8 @@ def _problem(real, shown):
         info = os.lstat(real)
     except FileNotFoundError:
         return None
+    if stat.S_ISLNK(info.st_mode):
+        return None  # a link's own mode means nothing; links are refused where they are read or written
     kind = "folder" if stat.S_ISDIR(info.st_mode) else "file"
     euid = os.geteuid()
     if info.st_uid != euid:

@@ -77,7 +77,7 @@ def _kind(mode):
 def _refuse_kind(path, mode):
     if stat.S_ISLNK(mode):
         return atomic.NodeStateError("journal %s is a symlink; not written through" % path)
-    return atomic.NodeStateError("journal %s is %s, not a regular file; not written, nothing was changed" % (path, _kind(mode)))
+    return atomic.NodeStateError("journal %s is %s, not a regular file; not read; nothing was changed" % (path, _kind(mode)))
 
 
 def _open_for_append(path):
