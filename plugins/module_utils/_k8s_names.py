@@ -52,7 +52,8 @@ def _problems(value, pattern, message, limit):
 
 def _check(value, what, rule, pattern, message, limit, after):  # pylint: disable=too-many-arguments
     if not isinstance(value, str):
-        raise KubeNameError("%s %s is a %s, not a name: %s" % (what, _shown(value), type(value).__name__, rule), name=None)
+        kind = type(value).__name__
+        raise KubeNameError("%s %s is %s %s, not a name: %s" % (what, _shown(value), "an" if kind[0] in "aeiou" else "a", kind, rule), name=None)
     if not value:
         raise KubeNameError("%s must not be empty: %s" % (what, rule), name=value)
     problems = _problems(value, pattern, message, limit)

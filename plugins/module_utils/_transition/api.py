@@ -124,11 +124,13 @@ class Api:
             try:
                 return transport.exchange(pool, method, url, headers, data, deadline, max_bytes, clock=self.clock)
             except transport.TooLarge as exc:
-                raise KubeApiError("%s: the answer is larger than %s, the bound for it (%s: %s); not read further"
-                                   % (where, _size(max_bytes), exc.stage, exc), code=exc.status or 0) from exc
+                raise KubeApiError("%s: the answer is larger than %s, the bound for it (%s); not read further"
+                                   % (where, _size(max_bytes), exc.stage), code=exc.status or 0) from exc
             except transport.Expired as exc:
-                raise KubeApiError("%s: no whole answer within the %ss deadline (%s, %d attempt%s; %s)"
-                                   % (where, _seconds(self.timeout), exc.stage, attempt, "" if attempt == 1 else "s", exc)) from exc
+                raise KubeApiError("%s: no whole answer within the %ss deadline (%d attempt%s; %s)"
+                                   % (where, _seconds(self.timeout), attempt, "" if attempt == 1 else "s", exc.stage)) from exc
+            except transport.Refused as exc:
+                raise KubeApiError("%s: %s (%s)" % (where, exc, exc.stage), code=exc.status or 0) from exc
             except transport.TransportError as exc:
                 retry = isinstance(exc, transport.Unreached) or method in _IDEMPOTENT
                 pause = BACKOFF[min(attempt, len(BACKOFF)) - 1]

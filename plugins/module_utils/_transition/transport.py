@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """One HTTP exchange, bounded in bytes and ended by one deadline whatever the server does.
 
-Public: `bound`, `exchange`, `TransportError` and its kinds `Unreached`, `Expired`, `TooLarge`, `Broken`.
+Public: `bound`, `exchange`, `TransportError` and its kinds `Unreached`, `Expired`, `TooLarge`, `Refused`, `Broken`.
 
 urllib3's timeouts bound each socket operation, not the exchange: a server that sends one byte
 every two seconds, of its headers or of a body that never ends, is never slower than a read
@@ -58,6 +58,10 @@ class Expired(TransportError):
 
 class TooLarge(TransportError):
     """The answer is larger than the bound."""
+
+
+class Refused(TransportError):
+    """An answer of a form this client does not read (an encoded body)."""
 
 
 class Broken(TransportError):
@@ -133,7 +137,9 @@ def _watched(connection_cls):
                 watch.add(self.sock)
             return super().request(*args, **kwargs)
 
-    Watched.__name__ = "Watched" + connection_cls.__name__
+    # The class's name shows in urllib3's messages ("HTTPConnection(host=..., port=...): ..."): keep the original's.
+    Watched.__name__ = connection_cls.__name__
+    Watched.__qualname__ = connection_cls.__qualname__
     return Watched
 
 
@@ -150,9 +156,12 @@ def bound(pool_manager):
     return pool_manager
 
 
+NO_ANSWER = "status line and headers not received in full"
+
+
 def _stage(status, received):
     if status is None:
-        return "no answer"
+        return NO_ANSWER
     return "HTTP %d, %d byte%s of the body received" % (status, received, "" if received == 1 else "s")
 
 
@@ -173,21 +182,26 @@ def exchange(pool_manager, method, url, headers, body, deadline, max_bytes, cloc
                                             timeout=urllib3.Timeout(connect=remaining, read=remaining))
         except (urllib3_exceptions.HTTPError, OSError) as exc:
             if watch.fired or clock() >= deadline:
-                raise Expired("no answer", stage="no answer") from exc
+                raise Expired("no answer", stage=NO_ANSWER) from exc
             kind = Unreached if isinstance(exc, _UNREACHED) else Broken
-            raise kind(_reason(exc), stage="no answer") from exc
+            raise kind(_reason(exc), stage=NO_ANSWER) from exc
+        if watch.fired:
+            # The shutdown cut the headers short: http.client took the end of the stream for their end.
+            raise Expired("no answer", stage=NO_ANSWER)
         status = response.status
         encoding = (response.headers.get("Content-Encoding") or "identity").strip().lower()
         if encoding != "identity":
-            raise Broken("the answer is encoded (Content-Encoding: %s) though identity was asked for; not decoded" % encoding[:40],
-                         stage=_stage(status, 0), status=status)
+            raise Refused("the answer is encoded (Content-Encoding: %s) though identity was asked for; not decoded" % encoding[:40],
+                          stage="HTTP %d" % status, status=status)
         length = response.headers.get("Content-Length")
         if length and length.strip().isdigit() and int(length) > max_bytes:
-            raise TooLarge("its Content-Length %s is over the bound" % length.strip(), stage=_stage(status, 0), status=status)
+            raise TooLarge("its Content-Length is over the bound", stage="HTTP %d, Content-Length %s" % (status, length.strip()), status=status)
         chunks = []
+        # read1: one read of the socket per call, so what is counted is what arrived (read() waits to fill CHUNK bytes).
+        read = getattr(response, "read1", None) or response.read
         try:
             while True:
-                chunk = response.read(CHUNK)
+                chunk = read(CHUNK)
                 if not chunk:
                     break
                 received += len(chunk)
