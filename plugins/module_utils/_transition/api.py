@@ -95,8 +95,8 @@ class Api:
         if body is not None:
             headers["Content-Type"] = content_type or "application/json"
         try:
-            method, url, headers, _body, _post = self.client.param_serialize(method, path, query_params=list((query or {}).items()),
-                                                                              header_params=headers, auth_settings=["BearerToken"])
+            method, url, headers, _body, _post = self.client.param_serialize(
+                method, path, query_params=list((query or {}).items()), header_params=headers, auth_settings=["BearerToken"])
         except NumaGateError as exc:
             raise KubeApiError(self._masked(str(exc))) from exc
         # A credential refresh (the kubeconfig's exec plugin or auth provider) runs here and may raise what the client raises.

@@ -134,8 +134,10 @@ class _BoundedExec(ExecProvider):  # pylint: disable=too-few-public-methods
         self.env["KUBERNETES_EXEC_INFO"] = json.dumps(info)
         command = self.args[0]
         try:
-            process = subprocess.Popen(self.args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,  # pylint: disable=consider-using-with
-                                       cwd=self.cwd, env=self.env, start_new_session=True, close_fds=True)
+            # Its own session: the group it leads holds what it starts, so a timeout kills all of that and nothing else.
+            process = subprocess.Popen(  # pylint: disable=consider-using-with
+                self.args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=self.cwd, env=self.env,
+                start_new_session=True, close_fds=True)
         except OSError as exc:
             raise KubeconfigError("the kubeconfig's exec credential plugin %s cannot be started: %s" % (command, exc.strerror or exc)) from exc
         deadline = time.monotonic() + self.timeout
@@ -147,12 +149,10 @@ class _BoundedExec(ExecProvider):  # pylint: disable=too-few-public-methods
                                       % (command, MAX_EXEC_OUTPUT))
             try:
                 code = process.wait(timeout=max(0.0, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                code = None
-            if code is None:
+            except subprocess.TimeoutExpired as exc:
                 _kill_group(process)
                 raise KubeconfigError("the kubeconfig's exec credential plugin %s did not exit within %ss; it was killed "
-                                      "(a credential plugin prints an ExecCredential and exits)" % (command, _seconds(self.timeout)))
+                                      "(a credential plugin prints an ExecCredential and exits)" % (command, _seconds(self.timeout))) from exc
         finally:
             process.stdout.close()
             process.stderr.close()
@@ -193,7 +193,8 @@ class _Loader(_KubeConfigLoader):
         if "token" in status:
             self.token = "Bearer %s" % status["token"]  # pylint: disable=attribute-defined-outside-init
         elif "clientCertificateData" in status and "clientKeyData" in status:
-            self.cert_file = _kube_config.FileOrData(status, None, data_key_name="clientCertificateData", file_base_path=base_path,  # noqa
+            # pylint: disable=attribute-defined-outside-init
+            self.cert_file = _kube_config.FileOrData(status, None, data_key_name="clientCertificateData", file_base_path=base_path,
                                                      base64_file_content=False, temp_file_path=self._temp_file_path).as_file()
             self.key_file = _kube_config.FileOrData(status, None, data_key_name="clientKeyData", file_base_path=base_path,
                                                     base64_file_content=False, temp_file_path=self._temp_file_path).as_file()

@@ -95,7 +95,7 @@ def _named(path):
 
 def _each(obj, path, where, check):
     items = _field(obj, path, (list,), where) or []
-    for index, item in enumerate(items):
+    for index in range(len(items)):
         check(obj, list(path) + [index], where)
     return items
 

@@ -19,7 +19,7 @@ import socket
 import threading
 
 
-class Hostile:
+class Hostile:  # pylint: disable=too-many-instance-attributes
     """A server on 127.0.0.1: ``url``, ``requests``, ``stop()``."""
 
     def __init__(self, behaviour, interval=2.0):

@@ -206,7 +206,7 @@ def test_a_kubeconfig_that_is_not_yaml_or_a_mapping_is_named(tmp_path):
 
 
 def exec_user(script):
-    return ("    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: %s\n      interactiveMode: Never" % script)
+    return "    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: %s\n      interactiveMode: Never" % script
 
 
 def test_an_exec_plugin_that_never_exits_is_killed_at_the_timeout(tmp_path):
