@@ -11,6 +11,7 @@
 - ``endless_fast``: a body without a length, sent as fast as the socket takes it, until the client goes;
 - ``huge_length``: headers that announce ``Content-Length: 1000000000000``;
 - ``gzip_encoded``: a 200 with ``Content-Encoding: gzip``;
+- ``keepalive_then_silent``: a whole answer on a kept-alive connection, then silence for the next request on it;
 - ``answer(status, body)``: one whole answer (a JSON text, say), ``Content-Length`` set.
 Every behaviour ends when the client closes or `stop` is called, so no thread outlives its test.
 """
@@ -165,3 +166,19 @@ def write_kubeconfig(path, server, user="    token: t0ken-not-shown-anywhere"):
     """A kubeconfig at ``path`` pointing at ``server`` (a URL) with ``user`` (YAML lines of the user entry); returns the path."""
     path.write_text(KUBECONFIG.format(server=server, user=user))
     return str(path)
+
+
+def keepalive_then_silent(server, conn):
+    """Answer the first request whole on a kept-alive connection, then read the next one on it and never answer."""
+    body = b'{"metadata": {"name": "n1"}}'
+    conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(body) + body)
+    conn.settimeout(5)
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = conn.recv(65536)
+        if not chunk:
+            return
+        data += chunk
+    server.requests.append(tuple(data.split(b" ")[:2][i].decode() for i in (0, 1)))
+    while server.wait(0.1):
+        pass

@@ -146,6 +146,25 @@ def test_a_patch_is_not_sent_twice_when_its_answer_never_comes(tmp_path, serve):
     assert took <= 2 + SLACK
 
 
+def test_a_tls_handshake_that_never_completes_ends_at_the_deadline(tmp_path, serve):
+    server = serve(hostile.silent)
+    url = server.url.replace("http://", "https://")
+    api = connect(tmp_path, url)
+    message, took = timed_refusal(tmp_path, lambda: api.get_node("n1"))
+    assert message == "GET %s/api/v1/nodes/n1: no whole answer within the 3s deadline (1 attempt; %s)" % (url, NO_ANSWER)
+    assert DEADLINE - 0.1 <= took <= DEADLINE + SLACK
+
+
+def test_a_kept_alive_connection_that_goes_silent_ends_at_the_deadline(tmp_path, serve):
+    server = serve(hostile.keepalive_then_silent)
+    api = connect(tmp_path, server.url)
+    assert api.get_node("n1")["metadata"]["name"] == "n1"
+    message, took = timed_refusal(tmp_path, lambda: api.get_node("n1"))
+    assert message == "GET %s/api/v1/nodes/n1: no whole answer within the 3s deadline (1 attempt; %s)" % (server.url, NO_ANSWER)
+    assert DEADLINE - 0.1 <= took <= DEADLINE + SLACK
+    assert server.requests == [("GET", "/api/v1/nodes/n1")] * 2  # the second on the same connection
+
+
 def test_a_whole_answer_within_the_deadline_is_read(tmp_path, serve):
     node = '{"kind": "Node", "metadata": {"name": "n1"}, "spec": {"unschedulable": true}, "status": {"conditions": []}}'
     server = serve(hostile.answer(200, node))
