@@ -3,12 +3,18 @@
 """Run ansible-playbook the way an operator would, for the transition scenario (test tooling only).
 
     playbook_run.py --log FILE [--kill-at NODE:STEP] -- ansible-playbook ARGS...
+    playbook_run.py --log FILE --kill-at-request "METHOD PATH" --audit-log FILE --node NODE -- ansible-playbook ARGS...
 
 Prints one JSON line: the playbook's exit status, whether it was killed, and the journal events
 the node had then. With ``--kill-at``, it watches the node's open transition (through
 ``podman exec``: the nodes are podman containers) and sends SIGKILL to the whole run, as a lost
-controller or an operator's kill -9 would, as soon as the journal says STEP finished. It imports
-nothing from the collection: it reads the journal as the plain JSON lines it is.
+controller or an operator's kill -9 would, as soon as the journal says STEP finished. With
+``--kill-at-request``, it watches the API server double's request log (``--audit-log``, one JSON
+line per request, written as the request arrives) and kills the run as soon as a request with that
+method and path (the query aside) reaches the API after the run started, such as the cordon's
+``PATCH /api/v1/nodes/<node>``; it then says which line it saw and how many lines the log had
+when the run started. It imports nothing from the collection: it reads the journal and the log as
+the plain JSON lines they are.
 """
 
 import argparse
@@ -46,20 +52,65 @@ def journal(node):
     return transition, events
 
 
+def requests_since(path, offset):
+    """(new offset, the requests appended to the API double's log at ``path`` since byte ``offset``), whole lines only."""
+    try:
+        with open(path, "rb") as stream:
+            stream.seek(offset)
+            blob = stream.read()
+    except FileNotFoundError:
+        return offset, []
+    complete = blob[:blob.rfind(b"\n") + 1]
+    found = []
+    for line in complete.splitlines():
+        try:
+            found.append(json.loads(line))
+        except ValueError:
+            pass
+    return offset + len(complete), found
+
+
+def line_count(path):
+    """How many lines the file at ``path`` has (0 when it is not there)."""
+    try:
+        with open(path, "rb") as stream:
+            return stream.read().count(b"\n")
+    except FileNotFoundError:
+        return 0
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--log", required=True)
     parser.add_argument("--kill-at", help="NODE:STEP")
+    parser.add_argument("--kill-at-request", help="METHOD PATH, as the API double's request log writes them")
+    parser.add_argument("--audit-log", help="the API double's request log (with --kill-at-request)")
+    parser.add_argument("--node", help="the node whose journal to report (with --kill-at-request)")
     parser.add_argument("--timeout", type=float, default=540)
     parser.add_argument("command", nargs=argparse.REMAINDER)
     args = parser.parse_args()
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
-    node, step = args.kill_at.split(":", 1) if args.kill_at else (None, None)
+    node, step = args.kill_at.split(":", 1) if args.kill_at else (args.node, None)
+    method, uri = args.kill_at_request.split(" ", 1) if args.kill_at_request else (None, None)
+    if method and not args.audit_log:
+        parser.error("--kill-at-request needs --audit-log")
+    offset = os.path.getsize(args.audit_log) if method and os.path.exists(args.audit_log) else 0
+    started_at = line_count(args.audit_log) if method else None
+    seen = None
     with open(args.log, "w", encoding="utf-8") as log:
         run = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)  # pylint: disable=consider-using-with
         killed, transition, events, deadline = False, None, [], time.monotonic() + args.timeout
         while run.poll() is None and time.monotonic() < deadline:
-            if node:
+            if method:
+                offset, found = requests_since(args.audit_log, offset)
+                seen = next((r for r in found if r.get("method") == method and r.get("requestURI", "").split("?")[0] == uri), None)
+                if seen is not None:
+                    os.killpg(run.pid, signal.SIGKILL)
+                    killed = True
+                    break
+                time.sleep(0.01)
+                continue
+            if step:
                 transition, events = journal(node)
                 if any(e.get("step") == step and e.get("event") == "finished" for e in events):
                     os.killpg(run.pid, signal.SIGKILL)
@@ -71,8 +122,10 @@ def main():
         rc = run.wait()
     if node:
         transition, events = journal(node)
-    print(json.dumps({"rc": rc, "killed": killed, "transition": transition,
-                      "events": ["%s %s" % (e.get("step"), e.get("event")) for e in events]}))
+    report = {"rc": rc, "killed": killed, "transition": transition, "events": ["%s %s" % (e.get("step"), e.get("event")) for e in events]}
+    if method:
+        report.update(request=seen, audit_lines_before=started_at)
+    print(json.dumps(report))
     return 0
 
 
