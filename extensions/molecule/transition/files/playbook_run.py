@@ -79,7 +79,32 @@ def line_count(path):
         return 0
 
 
+class Trigger:
+    """When to kill the run: a journal event of the node (``--kill-at``) or a request in the API double's log (``--kill-at-request``)."""
+
+    def __init__(self, args):
+        self.node, self.step = args.kill_at.split(":", 1) if args.kill_at else (args.node, None)
+        self.method, self.uri = args.kill_at_request.split(" ", 1) if args.kill_at_request else (None, None)
+        self.audit_log = args.audit_log
+        self.offset = os.path.getsize(args.audit_log) if self.method and os.path.exists(args.audit_log) else 0
+        self.lines_before = line_count(args.audit_log) if self.method else None
+        self.seen = None
+        self.pause = 0.01 if self.method else 0.2
+
+    def fired(self):
+        """Whether the run is to be killed now."""
+        if self.method:
+            self.offset, found = requests_since(self.audit_log, self.offset)
+            self.seen = next((r for r in found if r.get("method") == self.method and r.get("requestURI", "").split("?")[0] == self.uri), None)
+            return self.seen is not None
+        if self.step:
+            _transition, events = journal(self.node)
+            return any(e.get("step") == self.step and e.get("event") == "finished" for e in events)
+        return False
+
+
 def main():
+    """Run the command, kill it when told, print what happened."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--log", required=True)
     parser.add_argument("--kill-at", help="NODE:STEP")
@@ -89,42 +114,26 @@ def main():
     parser.add_argument("--timeout", type=float, default=540)
     parser.add_argument("command", nargs=argparse.REMAINDER)
     args = parser.parse_args()
-    command = args.command[1:] if args.command[:1] == ["--"] else args.command
-    node, step = args.kill_at.split(":", 1) if args.kill_at else (args.node, None)
-    method, uri = args.kill_at_request.split(" ", 1) if args.kill_at_request else (None, None)
-    if method and not args.audit_log:
+    if args.kill_at_request and not args.audit_log:
         parser.error("--kill-at-request needs --audit-log")
-    offset = os.path.getsize(args.audit_log) if method and os.path.exists(args.audit_log) else 0
-    started_at = line_count(args.audit_log) if method else None
-    seen = None
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    trigger = Trigger(args)
     with open(args.log, "w", encoding="utf-8") as log:
         run = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)  # pylint: disable=consider-using-with
-        killed, transition, events, deadline = False, None, [], time.monotonic() + args.timeout
+        killed, deadline = False, time.monotonic() + args.timeout
         while run.poll() is None and time.monotonic() < deadline:
-            if method:
-                offset, found = requests_since(args.audit_log, offset)
-                seen = next((r for r in found if r.get("method") == method and r.get("requestURI", "").split("?")[0] == uri), None)
-                if seen is not None:
-                    os.killpg(run.pid, signal.SIGKILL)
-                    killed = True
-                    break
-                time.sleep(0.01)
-                continue
-            if step:
-                transition, events = journal(node)
-                if any(e.get("step") == step and e.get("event") == "finished" for e in events):
-                    os.killpg(run.pid, signal.SIGKILL)
-                    killed = True
-                    break
-            time.sleep(0.2)
+            if trigger.fired():
+                os.killpg(run.pid, signal.SIGKILL)
+                killed = True
+                break
+            time.sleep(trigger.pause)
         if run.poll() is None and not killed:
             os.killpg(run.pid, signal.SIGKILL)
         rc = run.wait()
-    if node:
-        transition, events = journal(node)
+    transition, events = journal(trigger.node) if trigger.node else (None, [])
     report = {"rc": rc, "killed": killed, "transition": transition, "events": ["%s %s" % (e.get("step"), e.get("event")) for e in events]}
-    if method:
-        report.update(request=seen, audit_lines_before=started_at)
+    if trigger.method:
+        report.update(request=trigger.seen, audit_lines_before=trigger.lines_before)
     print(json.dumps(report))
     return 0
 
