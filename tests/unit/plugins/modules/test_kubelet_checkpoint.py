@@ -155,3 +155,48 @@ def test_symlinked_checkpoint_outside_the_root_is_not_followed(capsys, tmp_path,
 def test_empty_root_is_refused(capsys):
     result = run(capsys, kubelet_checkpoint_info, root="")
     assert result["failed"] is True and result["msg"] == "root must be a non-empty path, got ''"
+
+
+# Issue 16: every checkpoint file is checked before any is removed.
+
+def test_a_fifo_memory_checkpoint_refuses_the_removal_of_both(capsys, root, kubelet_inactive):
+    """The issue's example: cpu_manager_state was removed, then memory_manager_state (a FIFO) failed."""
+    from ansible_collections.gpusmith.numa_gate.tests.unit.tree_state import bounded, snapshot
+    os.mkfifo(str(root / "var/lib/kubelet/memory_manager_state"))
+    before = snapshot(root)
+    result = bounded(lambda: run(capsys, kubelet_checkpoint, root=str(root), config=TARGET, node=NODE, state="absent",
+                                 backup_dir="/var/lib/numa-gate/t1"))
+    assert result["failed"] is True
+    assert result["msg"] == ("/var/lib/kubelet/memory_manager_state is a FIFO, not a regular file or a symlink: it cannot be backed up "
+                             "byte for byte, so it is not removed (take it away by hand once you know what it is); nothing was removed")
+    assert snapshot(root) == before
+    assert kubelet_inactive == []  # refused before the service was even asked
+
+
+def test_a_backup_folder_that_is_not_private(capsys, root, kubelet_inactive):
+    from ansible_collections.gpusmith.numa_gate.tests.unit.tree_state import snapshot
+    (root / "b").mkdir(mode=0o700)
+    os.chmod(str(root / "b"), 0o757)
+    before = snapshot(root)
+    result = run(capsys, kubelet_checkpoint, root=str(root), config=TARGET, node=NODE, state="absent", backup_dir="/b")
+    assert result["msg"] == ("state folder /b is writable by others (mode 0757): the collection's state must be private (owned by the user "
+                             "running the module, folders 0700, files 0600, writable by no one else), so it is not trusted: give it back "
+                             "with chown and chmod, or remove it; nothing was changed")
+    assert snapshot(root) == before
+
+
+def test_wrong_types_inside_v4_data_name_the_field(capsys, root, kubelet_inactive):
+    from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.checksum import data_checksum
+    data = json.dumps({"policyName": "static", "defaultCPUSet": "0-7", "entries": ["pod"]})
+    (root / "var/lib/kubelet/cpu_manager_state").write_text(json.dumps(dict(V2_NONE, data=data, dataChecksum=data_checksum(data))))
+    result = run(capsys, kubelet_checkpoint, root=str(root), config=TARGET, node=NODE)
+    assert result["refusals"]["cpu"] == (
+        "could not restore state from checkpoint: could not load v4 checkpoint: failed to deserialize cpu manager checkpoint data: "
+        "cpu_manager_state data.entries is ['pod'], not a JSON object, please drain this node and delete the CPU manager checkpoint file "
+        "\"/var/lib/kubelet/cpu_manager_state\" before restarting Kubelet")
+
+
+def test_a_config_of_the_wrong_shape_is_named(capsys, root):
+    result = run(capsys, kubelet_checkpoint_info, root=str(root), config={"reservedMemory": [{"numaNode": "zero", "limits": {}}]})
+    assert result["failed"] is True
+    assert result["msg"] == "config reservedMemory[0].numaNode 'zero' is not a NUMA node id (a whole number of at least 0)"
