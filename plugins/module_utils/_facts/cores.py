@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Physical cores and packages of the online CPUs.
 
-Public: `read_cores`.
+Public: `read_cores`, `threads_per_core`.
 
 The rule, and why: the kubelet (cadvisor's GetNodesInfo) keys a core by (physical_package_id,
 core_id) inside each NUMA node; hwloc builds a core from each distinct core_cpus /
@@ -45,6 +45,34 @@ def _present_first(pairs, names):
     return present + [pair for pair in pairs if pair[0] not in names and pair[1] not in names]
 
 
+def _format_ordered(cpus):
+    """`_cpulist.format` of CPU ids already sorted and distinct (a group's members, in CPU order), without re-sorting them."""
+    if not cpus:
+        return ""
+    parts = []
+    start = prev = cpus[0]
+    for cpu in cpus[1:]:
+        if cpu != prev + 1:
+            parts.append(str(start) if start == prev else "%d-%d" % (start, prev))
+            start = cpu
+        prev = cpu
+    parts.append(str(start) if start == prev else "%d-%d" % (start, prev))
+    return ",".join(parts)
+
+
+def threads_per_core(cores):
+    """The most CPUs any core has (0 for none), counted from the canonical cpulists `read_cores` made."""
+    most = 0
+    for core in cores:
+        count = 0
+        for part in core["cpus"].split(","):
+            first, dash, last = part.partition("-")
+            count += int(last) - int(first) + 1 if dash else 1
+        if count > most:
+            most = count
+    return most
+
+
 def _examples(items):
     shown = "; ".join(items[:_EXAMPLES])
     if len(items) > _EXAMPLES:
@@ -78,7 +106,7 @@ def read_cores(root, notes, online, cpu_ids, cpu_node):
     # Members are in CPU order, so members[0] is each group's lowest CPU.
     packages = []
     for key, members in sorted(package_groups.items(), key=lambda item: item[1][0]):
-        packages.append({"id": key[1] if key[0] == "id" else None, "cpus": _cpulist.format(members)})
+        packages.append({"id": key[1] if key[0] == "id" else None, "cpus": _format_ordered(members)})
 
     cores = []
     multi_node = []
@@ -86,12 +114,13 @@ def read_cores(root, notes, online, cpu_ids, cpu_node):
         first = info[members[0]]
         nodes = {cpu_node.get(cpu) for cpu in members}
         numa_node = next(iter(nodes)) if len(nodes) == 1 else None
+        cpus = _format_ordered(members)
         if len(nodes) > 1:
-            multi_node.append(_cpulist.format(members))
+            multi_node.append(cpus)
         cores.append({
             "package": first["package"],
             "core": key[2],
-            "cpus": _cpulist.format(members),
+            "cpus": cpus,
             "numa_node": numa_node,
         })
     if multi_node:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import re
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _cpulist
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import cgroup
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import cores as _cores
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import cpus as _cpus
@@ -51,7 +50,7 @@ def gather(root="/", gpu_source="auto", runner=None, nvidia=None):
     cpu_sets = _cpus.read_cpu_sets(where, notes)
     numa_nodes, cpu_node = numa.read_numa_nodes(where, notes, cpu_sets.online)
     packages, cores = _cores.read_cores(where, notes, cpu_sets.online, cpu_sets.ids, cpu_node)
-    threads = max((len(_cpulist.parse(core["cpus"])) for core in cores), default=0)
+    threads = _cores.threads_per_core(cores)
     cpus = dict(cpu_sets.sets)
     cpus.update({
         "possible": cpu_sets.possible,

@@ -47,6 +47,8 @@ def read_numa_nodes(root, notes, online):
     possible, _warning = root.read_cpulist(os.path.join(node_dir, "possible"))
     possible_ids = _cpulist.parse(possible) if possible is not None else None
     nodes = []
+    # Each node's distance file has a value per online (or possible) node: their keys made once, not per node.
+    keys = ([str(node) for node in node_ids], [str(node) for node in possible_ids] if possible_ids is not None else None)
     # Old kernels have only cpumap: decided once, from the first node, not tried per node.
     first = [node for node in node_ids if node in dirs][:1]
     list_name = "cpulist" if not first or root.exists(os.path.join(node_dir, "node%d" % first[0], "cpulist")) else None
@@ -75,7 +77,7 @@ def read_numa_nodes(root, notes, online):
             "cpus": cpus,
             "memory_bytes": memtotal(root, notes, ndir + "/meminfo"),
             "hugepages": _hugepages(root, notes, ndir + "/hugepages"),
-            "distances": _distances(root, notes, ndir + "/distance", node_ids, possible_ids),
+            "distances": _distances(root, notes, ndir + "/distance", node_ids, possible_ids, keys),
         })
     for node in nodes:
         _check_pools(notes, node)
@@ -131,23 +133,29 @@ def _hugepages(root, notes, hdir):
     return dict(sorted(sizes.items(), key=lambda item: int(item[0][:-2])))
 
 
-def _distances(root, notes, path, online_ids, possible_ids):
-    """{"<node id>": distance}. The kernel prints one value per online node."""
+def _distances(root, notes, path, online_ids, possible_ids, keys=None):
+    """{"<node id>": distance}. The kernel prints one value per online node.
+
+    ``keys``: the online and the possible node ids as strings (or None for possible), when the
+    caller has made them once for all nodes.
+    """
+    if keys is None:
+        keys = ([str(node) for node in online_ids], [str(node) for node in possible_ids] if possible_ids is not None else None)
     text, warning = root.read_text(path)
     if text is None:
         notes.add(warning + "; distances unknown")
         return None
     try:
-        values = [int(word) for word in text.split()]
+        values = list(map(int, text.split()))
     except ValueError:
         notes.add("%s: %r is not a list of integers; distances unknown" % (path, text[:60]))
         return None
     if len(values) == len(online_ids):
-        return {str(node): value for node, value in zip(online_ids, values)}
+        return dict(zip(keys[0], values))
     if possible_ids is not None and len(values) == len(possible_ids):
         notes.add("%s: %d values for %d online NUMA nodes; matched to the possible nodes %s instead"
                   % (path, len(values), len(online_ids), _cpulist.format(possible_ids)))
-        return {str(node): value for node, value in zip(possible_ids, values)}
+        return dict(zip(keys[1], values))
     notes.add("%s: %d values for %d online NUMA nodes; distances unknown" % (path, len(values), len(online_ids)))
     return None
 

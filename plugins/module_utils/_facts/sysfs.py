@@ -37,6 +37,7 @@ _MAX_MASK_WORDS = _cpulist.MAX_CPU_ID // 32
 _EXCERPT = 40
 _OPEN_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
 _CHUNK = 65536
+_S_ISREG = stat.S_ISREG
 # Not a file's name: what a path split at its last "/" can leave that `_resolve` normalises away.
 _NOT_NAMES = frozenset(("", ".", ".."))
 _KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
@@ -221,52 +222,61 @@ def _kind(mode):
     return "not a regular file"
 
 
-def _read_plain(real):
-    """The bytes of ``real`` when it is a plain regular file within the bound, else None.
+def _read_bytes(path, root):
+    """The bytes of ``path`` inside ``root``: one non-following open; a link is resolved inside the root first.
 
-    `_fileio.read_regular`'s checks, in the order it makes them (lstat: a regular file, else not
-    opened; open without following, non-blocking; fstat: still a regular file; at most the bound
-    read), without its exceptions for the common case: where the answer is not simply the bytes
-    (a link, a FIFO, a device, a folder, an open error, a file over the bound) this returns None
-    and the caller asks `_fileio.read_regular`, which checks again and raises as usual. A missing
-    file raises `FileNotFoundError` from the lstat, as read_regular's own lstat does. The read
-    stops at end of file, or once it has as many bytes as fstat's size says the file holds.
+    This runs for every file a gather reads, so the common case is inline: the file's directory
+    from the `Root`'s memo (`_spelled_dir`), then `_fileio.read_regular`'s checks in the order it
+    makes them (lstat: a regular file, else not opened; open without following, non-blocking;
+    fstat: still a regular file; at most the bound read) without its exceptions. Whatever is not
+    simply a regular file's bytes (a link, a FIFO, a device, a folder, an open error, a file over
+    the bound) goes to `_read_checked`, which asks `_fileio.read_regular` again and raises as
+    usual. A missing file raises `FileNotFoundError` from the lstat, as read_regular's own lstat
+    does. The read stops at end of file, or once it has as many bytes as fstat says the file has.
     """
-    if not stat.S_ISREG(os.lstat(real).st_mode):
-        return None
+    real = None
+    if root.__class__ is Root:
+        head, _sep, name = path.rpartition(os.sep)
+        if name not in _NOT_NAMES:
+            real = root.file_dirs.get(head)
+            if real is None:
+                real = _spelled_dir(root, head)
+            if real is not None:
+                real = real + os.sep + name
+    if real is None:
+        real = _inside(path, root, follow_last=False)
+    if not _S_ISREG(os.lstat(real).st_mode):
+        return _read_checked(path, root, real)
     try:
         fd = os.open(real, _OPEN_FLAGS)
     except OSError:
-        return None
+        return _read_checked(path, root, real)
     try:
         size = os.fstat(fd)
-        if not stat.S_ISREG(size.st_mode):
-            return None
-        size = size.st_size
-        data = os.read(fd, _CHUNK)
-        if not data or len(data) == size:
-            return data
-        chunks = [data]
-        total = len(data)
-        while total <= _MAX_READ:
-            data = os.read(fd, min(_CHUNK, _MAX_READ + 1 - total))
-            if not data:
-                break
-            chunks.append(data)
-            total += len(data)
+        if not _S_ISREG(size.st_mode):
+            total = -1
+        else:
+            size = size.st_size
+            data = os.read(fd, _CHUNK)
+            if not data or len(data) == size:
+                return data
+            chunks = [data]
+            total = len(data)
+            while total <= _MAX_READ:
+                data = os.read(fd, min(_CHUNK, _MAX_READ + 1 - total))
+                if not data:
+                    break
+                chunks.append(data)
+                total += len(data)
     finally:
         os.close(fd)
-    if total > _MAX_READ:
-        return None
+    if total < 0 or total > _MAX_READ:
+        return _read_checked(path, root, real)
     return b"".join(chunks)
 
 
-def _read_bytes(path, root):
-    """The bytes of ``path`` inside ``root``: one non-following open; a link is resolved inside the root first."""
-    real = _inside(path, root, follow_last=False)
-    data = _read_plain(real)
-    if data is not None:
-        return data
+def _read_checked(path, root, real):
+    """`_read_bytes` where the file is not simply a regular one: `_fileio.read_regular`'s errors, a link resolved inside the root."""
     try:
         return _fileio.read_regular(real, _MAX_READ)
     except _fileio.FileIOError:
@@ -372,6 +382,7 @@ def read_cpumask_ids(path, root=None):
         return None, _parse_warning(path, text, exc)
 
 
+
 def read_cpu_ids(list_path, mask_path=None, root=None):
     """Like read_cpus, but the CPU ids as a sorted list."""
     value, warning = read_cpulist_ids(list_path, root) if list_path else (None, None)
@@ -399,7 +410,9 @@ def mask_ids(text):
                                     % (cleaned.count(",") + 1, _MAX_MASK_WORDS, _cpulist.MAX_CPU_ID - 1))
     if not _FULL_MASK.match(cleaned):
         return _cpulist.parse_mask(text)
-    value = int(cleaned.replace(",", ""), 16)
+    # Leading zero words (most of a big machine's mask) stripped first: the integer is then short.
+    digits = cleaned.replace(",", "").lstrip("0")
+    value = int(digits, 16) if digits else 0
     ids = []
     while value:
         low = value & -value
