@@ -43,7 +43,10 @@ def _snapshot(root, node_path):
         return {"path": node_path, "absent": True}, None
     if stat.S_ISLNK(info.st_mode):
         return {"path": node_path, "symlink": os.readlink(real)}, None
-    data = _fileio.read_regular(real, _LIMIT)
+    try:
+        data = _fileio.read_regular(real, _LIMIT)
+    except _fileio.FileIOError as exc:
+        raise atomic.NodeStateError("%s; nothing was changed" % str(exc).replace(real, node_path))
     return {"path": node_path, "sha256": hashlib.sha256(data).hexdigest(), "size": len(data),
             "mode": "%04o" % stat.S_IMODE(info.st_mode), "uid": info.st_uid, "gid": info.st_gid}, data
 

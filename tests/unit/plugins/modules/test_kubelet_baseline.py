@@ -181,3 +181,121 @@ def test_transition_restore_puts_back_and_removes(capsys, root):
     assert open(result["restored"][0]["saved"], "rb").read() == b'{"policyName":"static"}'
     again = run(capsys, transition_restore, **args)
     assert again["changed"] is False and again["restored"] == []
+
+
+# Issue 16: nothing in a kept manifest is taken on trust; a restore checks everything before its first write.
+
+def _manifest(root):
+    return root / "var/lib/numa-gate/baseline/manifest.json"
+
+
+def _edit_manifest(root, index, **fields):
+    manifest = json.loads(_manifest(root).read_text())
+    manifest["files"][index].update(fields)
+    for key in [key for key, value in fields.items() if value is None]:
+        del manifest["files"][index][key]
+    _manifest(root).write_text(json.dumps(manifest))
+
+
+def _refused(capsys, root, message, **args):
+    from ansible_collections.gpusmith.numa_gate.tests.unit.tree_state import bounded, snapshot
+    before = snapshot(root)
+    result = bounded(lambda: run(capsys, kubelet_baseline, root=str(root), kubelet_flags=FLAGS, **args))
+    assert result["failed"] is True
+    assert result["msg"] == message
+    assert snapshot(root) == before
+    return result
+
+
+@pytest.mark.parametrize("copy, shown", [("/etc/shadow", "'/etc/shadow'"), ("files/../../../../etc/shadow", "'files/../../../../etc/shadow'"),
+                                         ("../manifest.json", "'../manifest.json'")])
+def test_a_manifest_copy_out_of_the_store_is_refused_and_never_returned(capsys, root, copy, shown):
+    run(capsys, kubelet_baseline, root=str(root), kubelet_flags=FLAGS)
+    (root / "etc/shadow").write_text("root:secret-hash:0:0\n")
+    _edit_manifest(root, 0, copy=copy)
+    result = _refused(capsys, root, "baseline /var/lib/numa-gate/baseline/manifest.json: files[0].copy %s is not a copy of the store "
+                      "(files/<n>): never an absolute path or one with '..'; nothing was changed" % shown)
+    assert "secret-hash" not in json.dumps(result) and base64.b64encode(b"root:secret-hash").decode()[:12] not in json.dumps(result)
+
+
+@pytest.mark.parametrize("fields, message", [
+    ({"mode": 420}, "files[0].mode 420 is not an octal mode such as 0600"),
+    ({"uid": "root"}, "files[0].uid 'root' is not a whole number of at least 0"),
+    ({"role": "evil"}, "files[0].role 'evil' is not one of main, dropin, checkpoint"),
+    ({"path": "etc/x"}, "files[0].path 'etc/x' is not an absolute node path"),
+    ({"sha256": None}, "files[0].sha256 None is not 64 hex digits"),
+])
+def test_manifest_entries_of_the_wrong_shape(capsys, root, fields, message):
+    run(capsys, kubelet_baseline, root=str(root), kubelet_flags=FLAGS)
+    _edit_manifest(root, 0, **fields)
+    _refused(capsys, root, "baseline /var/lib/numa-gate/baseline/manifest.json: %s; nothing was changed" % message)
+
+
+def test_a_manifest_entry_that_is_not_a_mapping(capsys, root):
+    run(capsys, kubelet_baseline, root=str(root), kubelet_flags=FLAGS)
+    manifest = json.loads(_manifest(root).read_text())
+    manifest["files"][2] = ["/etc/shadow"]
+    _manifest(root).write_text(json.dumps(manifest))
+    _refused(capsys, root, "baseline /var/lib/numa-gate/baseline/manifest.json: files[2] is a list, not a mapping; nothing was changed")
+
+
+def test_a_deeply_nested_manifest(capsys, root):
+    run(capsys, kubelet_baseline, root=str(root), kubelet_flags=FLAGS)
+    _manifest(root).write_text('{"files": ' + "[" * 100000)
+    _refused(capsys, root, "baseline /var/lib/numa-gate/baseline/manifest.json is not JSON (nested too deeply to parse (more levels of "
+             "arrays and objects than the parser's recursion limit)); nothing was changed")
+
+
+def test_a_symlinked_files_folder_is_not_read(capsys, root, tmp_path_factory):
+    run(capsys, kubelet_baseline, root=str(root), kubelet_flags=FLAGS)
+    store = root / "var/lib/numa-gate/baseline"
+    outside = tmp_path_factory.mktemp("planted")
+    for copy in (store / "files").iterdir():
+        (outside / copy.name).write_bytes(copy.read_bytes())
+    import shutil
+    shutil.rmtree(str(store / "files"))
+    os.symlink(str(outside), str(store / "files"))
+    _refused(capsys, root, "baseline /var/lib/numa-gate/baseline/files is a symlink, not a folder; not read")
+
+
+def test_a_restore_refuses_before_its_first_write(capsys, root):
+    """The main file and a drop-in differ; the drop-in's path is now a FIFO: nothing is restored, nothing is backed up."""
+    run(capsys, kubelet_baseline, root=str(root), kubelet_flags=FLAGS)
+    (root / "var/lib/kubelet/config.yaml").write_bytes(MAIN + b"cpuManagerPolicy: static\n")
+    os.unlink(str(root / "etc/kubernetes/kubelet.conf.d/20-site.conf"))
+    os.mkfifo(str(root / "etc/kubernetes/kubelet.conf.d/20-site.conf"))
+    _refused(capsys, root, "/etc/kubernetes/kubelet.conf.d/20-site.conf is a FIFO, not a regular file; not read; nothing was changed",
+             state="restored", backup_dir="/var/lib/numa-gate/transitions/t1/backups", return_content=False)
+    assert not (root / "var/lib/numa-gate/transitions").exists()
+
+
+def test_a_restore_over_a_symlink_is_refused_up_front(capsys, root):
+    run(capsys, kubelet_baseline, root=str(root), kubelet_flags=FLAGS)
+    (root / "var/lib/kubelet/config.yaml").write_bytes(MAIN + b"cpuManagerPolicy: static\n")
+    os.unlink(str(root / "etc/kubernetes/kubelet.conf.d/20-site.conf"))
+    os.symlink("/etc/passwd", str(root / "etc/kubernetes/kubelet.conf.d/20-site.conf"))
+    _refused(capsys, root, "/etc/kubernetes/kubelet.conf.d/20-site.conf is a symlink now (to /etc/passwd) where the baseline has a file: "
+             "not written through it; remove the link and re-run; nothing was restored",
+             state="restored", backup_dir="/var/lib/numa-gate/transitions/t1/backups", return_content=False)
+
+
+def test_a_store_writable_by_group_is_not_restored_from(capsys, root):
+    run(capsys, kubelet_baseline, root=str(root), kubelet_flags=FLAGS)
+    (root / "var/lib/kubelet/config.yaml").write_bytes(b"changed\n")
+    os.chmod(str(root / "var/lib/numa-gate/baseline/files"), 0o770)
+    _refused(capsys, root, "state folder /var/lib/numa-gate/baseline/files is writable by group (mode 0770): the collection's state must "
+             "be private (owned by the user running the module, folders 0700, files 0600, writable by no one else), so it is not trusted: "
+             "give it back with chown and chmod, or remove it; nothing was changed",
+             state="restored", backup_dir="/b", return_content=False)
+
+
+def test_a_baseline_symlink_is_refused_before_the_main_file_is_restored(capsys, root):
+    dropin = root / "etc/kubernetes/kubelet.conf.d/20-site.conf"
+    os.unlink(str(dropin))
+    os.symlink("sub/05-deep.conf", str(dropin))
+    run(capsys, kubelet_baseline, root=str(root), kubelet_flags=FLAGS)
+    (root / "var/lib/kubelet/config.yaml").write_bytes(MAIN + b"cpuManagerPolicy: static\n")
+    os.unlink(str(dropin))
+    dropin.write_bytes(b"kind: KubeletConfiguration\n")
+    _refused(capsys, root, "/etc/kubernetes/kubelet.conf.d/20-site.conf was a symlink (to sub/05-deep.conf) in the baseline; restore it by "
+             "hand; nothing was restored", state="restored", backup_dir="/var/lib/numa-gate/transitions/t1/backups", return_content=False)
