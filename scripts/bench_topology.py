@@ -12,18 +12,32 @@
    ``ansible localhost -m gpusmith.numa_gate.topology_facts`` (process start,
    AnsiballZ build, the module, the result).
 
-Prints a Markdown table with the exact commands, for docs/benchmarks.md.
-Usage: scripts/bench_topology.py [--runs N] [--ansible-runs N]
+4. The same ad-hoc command with ``ping`` (the cost of Ansible alone), alternated with it.
+5. Old against new: the gather of another commit (``--against``, by default the last commit
+   before module_utils was split into one package per flow step) exported from git into a
+   temporary ``ansible_collections/gpusmith/numa_gate`` tree, and this checkout's, each in its
+   own Python process, timed alternately in the same run on the same snapshots; and whether both
+   give byte-identical facts (``json.dumps(sort_keys=True)``) on every hwloc snapshot, the H200
+   capture and this machine's /sys.
+
+Prints Markdown tables with the exact commands, for docs/benchmarks.md.
+Usage: scripts/bench_topology.py [--runs N] [--ansible-runs N] [--against COMMIT] [--rounds N]
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import io
+import json
 import os
 import platform
 import shutil
+import statistics
 import subprocess
 import sys
+import tarfile
+import tempfile
 import time
 
 from bench_common import REPO, SHARED, timed  # noqa: E402 pylint: disable=wrong-import-position
@@ -31,6 +45,119 @@ from bench_common import REPO, SHARED, timed  # noqa: E402 pylint: disable=wrong
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts.gather import gather  # noqa: E402 pylint: disable=wrong-import-position
 
 SNAPSHOTS = ("256ia64-64n2s2c", "128arm-2pa2n8cluster4co")
+# The last commit before the restructure (1113d9a "One exception base and run_module; shared bounded,
+# non-following, root-confined file reading" began splitting module_utils into one package per flow
+# step; 61a2faf split the gather itself into one reader per idea). Its gather is _topology.gather;
+# from 1e04407 to 9a31467 the same code sits at _facts/gather.py.
+AGAINST = "961001e"
+_CHILD_RUNS = 5  # gathers per turn: old and new alternate every _CHILD_RUNS runs
+
+# The child: one tree's gather in its own process, answering "time <root> <n>" and "dump <root>" lines.
+_CHILD = r"""
+import hashlib, json, sys, time
+sys.path.insert(0, sys.argv[1])
+try:
+    from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts.gather import gather
+except ImportError:
+    from ansible_collections.gpusmith.numa_gate.plugins.module_utils._topology import gather
+for line in sys.stdin:
+    verb, root, count = line.split("\t")
+    if verb == "time":
+        gather(root, gpu_source="sysfs")
+        samples = []
+        for _run in range(int(count)):
+            start = time.perf_counter()
+            gather(root, gpu_source="sysfs")
+            samples.append((time.perf_counter() - start) * 1000.0)
+        print(json.dumps(samples), flush=True)
+    else:
+        try:
+            text = json.dumps(gather(root, gpu_source="sysfs"), sort_keys=True)
+        except Exception as exc:  # pylint: disable=broad-except
+            text = "error: %r" % (exc,)
+        print(json.dumps(hashlib.sha256(text.encode()).hexdigest()), flush=True)
+"""
+
+
+class _Child:
+    """One Python process importing gather from ``tree`` (the directory holding ansible_collections)."""
+
+    def __init__(self, tree):
+        self.process = subprocess.Popen([sys.executable, "-c", _CHILD, tree], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        text=True, cwd=tree)
+
+    def ask(self, verb, root, count=0):
+        self.process.stdin.write("%s\t%s\t%d\n" % (verb, root, count))
+        self.process.stdin.flush()
+        answer = self.process.stdout.readline()
+        if not answer:
+            raise SystemExit("the gather process for %s ended (rc %s)" % (verb, self.process.wait()))
+        return json.loads(answer)
+
+    def close(self):
+        self.process.stdin.close()
+        self.process.wait()
+
+
+def export_tree(commit, into):
+    """That commit's plugins/ under into/ansible_collections/gpusmith/numa_gate (git archive); the tree's path."""
+    archive = subprocess.run(["git", "-C", REPO, "archive", "--format=tar", commit, "plugins"], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, check=False)
+    if archive.returncode != 0:
+        raise SystemExit("git archive %s plugins failed: %s" % (commit, archive.stderr.decode(errors="replace").strip()))
+    target = os.path.join(into, "ansible_collections", "gpusmith", "numa_gate")
+    os.makedirs(target)
+    with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
+        for member in tar.getmembers():
+            if not (member.isfile() or member.isdir()) or member.name.startswith("/") or ".." in member.name.split("/"):
+                continue
+            if hasattr(tarfile, "data_filter"):
+                tar.extract(member, target, filter="data")
+            else:
+                tar.extract(member, target)
+    return into
+
+
+def identity_roots():
+    hwloc = os.path.join(SHARED, "fixtures", "hwloc")
+    roots = sorted(os.path.join(hwloc, name) for name in os.listdir(hwloc) if os.path.isdir(os.path.join(hwloc, name)))
+    return roots + [os.path.join(SHARED, "fixtures", "real", "h200-vm"), "/"]
+
+
+def shown_root(root):
+    return root if root == "/" else "<shared>/" + os.path.relpath(root, SHARED)
+
+
+def old_against_new(commit, rounds):
+    """(timing rows, identity rows, the commit's one-line description)."""
+    described = subprocess.run(["git", "-C", REPO, "log", "-1", "--format=%h %s", commit], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, check=False).stdout.strip()
+    with tempfile.TemporaryDirectory(prefix="numa_gate_against_") as into:
+        old = _Child(export_tree(commit, into))
+        new = _Child(os.path.join(REPO, ".build", "collections"))
+        try:
+            timing = []
+            for name in SNAPSHOTS:
+                root = os.path.join(SHARED, "fixtures", "hwloc", name)
+                samples = {"old": [], "new": []}
+                for turn in range(rounds):
+                    # Alternate, and alternate who goes first, so load on a shared machine falls on both.
+                    order = (("old", old), ("new", new)) if turn % 2 == 0 else (("new", new), ("old", old))
+                    for label, child in order:
+                        samples[label].extend(child.ask("time", root, _CHILD_RUNS))
+                timing.append((name, samples["old"], samples["new"]))
+            identity = []
+            for root in identity_roots():
+                same = False
+                for _attempt in range(3):  # a live /sys can change between two reads (memory, for one)
+                    if old.ask("dump", root) == new.ask("dump", root):
+                        same = True
+                        break
+                identity.append((shown_root(root), same))
+        finally:
+            old.close()
+            new.close()
+    return timing, identity, described
 
 
 def run_quiet(argv, env=None):
@@ -54,8 +181,19 @@ def cpu_model():
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=50, help="runs per in-process or tool measurement (default 50)")
-    parser.add_argument("--ansible-runs", type=int, default=5, help="runs of the Ansible ad-hoc command (default 5)")
+    parser.add_argument("--ansible-runs", type=int, default=5, help="runs of each Ansible ad-hoc command (default 5)")
+    parser.add_argument("--against", default=AGAINST,
+                        help="the commit whose gather is timed against this checkout's (default %s, before the restructure)" % AGAINST)
+    parser.add_argument("--rounds", type=int, default=40,
+                        help="alternating turns of old and new, %d gathers each per turn (default 40)" % _CHILD_RUNS)
+    parser.add_argument("--only-against", action="store_true", help="only the old-against-new comparison")
     args = parser.parse_args()
+
+    timing, identity, described = old_against_new(args.against, args.rounds)
+    if args.only_against:
+        print_header()
+        print_against(args.against, described, timing, identity)
+        return
 
     rows = []
     for name in SNAPSHOTS:
@@ -77,21 +215,55 @@ def main():
         rows.append(("%s on this machine (new process each)" % argv[0], " ".join(argv), args.runs, median, best))
 
     env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(REPO, "ansible.cfg"))
-    ansible = [os.path.join(REPO, ".venv", "bin", "ansible"), "localhost", "-m", "gpusmith.numa_gate.topology_facts",
-               "-e", "ansible_python_interpreter=%s" % os.path.join(REPO, ".venv", "bin", "python")]
-    median, best = timed(lambda: run_quiet(ansible, env=env), args.ansible_runs)
-    # Shown relative to the checkout (run from there), not with this machine's absolute paths.
-    shown = "ANSIBLE_CONFIG=ansible.cfg %s" % " ".join(
-        [".venv/bin/ansible"] + ansible[1:-1] + ["ansible_python_interpreter=$PWD/.venv/bin/python"])
-    rows.append(("the module through Ansible (ad-hoc, local connection)", shown, args.ansible_runs, median, best))
+    ad_hoc = {}
+    for turn in range(args.ansible_runs):
+        # ping and topology_facts alternate, so both see the same load.
+        for module in ("ping", "gpusmith.numa_gate.topology_facts"):
+            argv = [os.path.join(REPO, ".venv", "bin", "ansible"), "localhost", "-m", module,
+                    "-e", "ansible_python_interpreter=%s" % os.path.join(REPO, ".venv", "bin", "python")]
+            _median, best = timed(lambda argv=argv: run_quiet(argv, env=env), 1)
+            ad_hoc.setdefault(module, []).append(best)
+    for module, what in (("gpusmith.numa_gate.topology_facts", "the module through Ansible (ad-hoc, local connection)"),
+                         ("ping", "ping through Ansible (the same ad-hoc command: Ansible alone)")):
+        # Shown relative to the checkout (run from there), not with this machine's absolute paths.
+        shown = "ANSIBLE_CONFIG=ansible.cfg .venv/bin/ansible localhost -m %s -e ansible_python_interpreter=$PWD/.venv/bin/python" % module
+        samples = ad_hoc[module]
+        rows.append((what, shown, len(samples), statistics.median(samples), min(samples)))
+    ratio = statistics.median(ad_hoc["gpusmith.numa_gate.topology_facts"]) / statistics.median(ad_hoc["ping"])
 
-    print("Machine: %s, %d CPUs online, Python %s, %s" % (cpu_model(), os.cpu_count(), platform.python_version(), time.strftime("%Y-%m-%d")))
-    print("Command: %s" % " ".join([os.path.relpath(sys.executable, REPO), os.path.relpath(os.path.abspath(__file__), REPO)] + sys.argv[1:]))
+    print_header()
     print()
     print("| what | command | runs | median ms | min ms |")
     print("|---|---|---|---|---|")
     for what, command, runs, median, best in rows:
         print("| %s | `%s` | %d | %.1f | %.1f |" % (what, command, runs, median, best))
+    print()
+    print("topology_facts ad hoc / ping ad hoc (medians): %.2fx" % ratio)
+    print_against(args.against, described, timing, identity)
+
+
+def print_header():
+    print("Machine: %s, %d CPUs online, Python %s, %s" % (cpu_model(), os.cpu_count(), platform.python_version(), time.strftime("%Y-%m-%d")))
+    print("Command: %s" % " ".join([os.path.relpath(sys.executable, REPO), os.path.relpath(os.path.abspath(__file__), REPO)] + sys.argv[1:]))
+
+
+def print_against(commit, described, timing, identity):
+    print()
+    print("Old against new: `gather(<root>, gpu_source='sysfs')` of %s (%s) and of this checkout, each in its own process,"
+          % (commit, described or "?"))
+    print("alternating %d gathers at a time in the same run." % _CHILD_RUNS)
+    print()
+    print("| snapshot | runs each | old median ms | new median ms | old min ms | new min ms | new/old (medians) | identical |")
+    print("|---|---|---|---|---|---|---|---|")
+    by_root = dict(identity)
+    for name, old, new in timing:
+        same = by_root.get(shown_root(os.path.join(SHARED, "fixtures", "hwloc", name)))
+        print("| %s | %d | %.1f | %.1f | %.1f | %.1f | %.2f | %s |" % (
+            name, len(old), statistics.median(old), statistics.median(new), min(old), min(new),
+            statistics.median(new) / statistics.median(old), "yes" if same else "NO"))
+    print()
+    for root, same in identity:
+        print("- `%s`: identical: %s" % (root, "yes" if same else "NO"))
 
 
 if __name__ == "__main__":
