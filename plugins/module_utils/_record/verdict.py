@@ -167,15 +167,31 @@ def _monitoring_reasons(metrics):
     return found
 
 
+SERVICE_STATES = ("held", "not held", "incomparable")
+
+
 def _service_reasons(service):
-    held = (service or {}).get("held")
-    detail = (service or {}).get("detail")
-    if held is True:
-        return [_reason("service", "adopt", "service objectives held%s" % (": %s" % detail if detail else ""))]
-    if held is False:
-        return [_reason("service", "defer", "service objectives did not hold: %s" % (detail or "no detail"))]
-    return [_reason("service", "restrict", "no service objectives were measured for the workload: "
-                    "placement is evidence of an allocation, not a benchmark")]
+    """The service criterion from the service_comparison filter's result: measured, never typed in."""
+    if service is None:
+        return [_reason("service", "restrict", "no service objectives were measured for the workload: "
+                        "placement is evidence of an allocation, not a benchmark")]
+    if not isinstance(service, dict) or service.get("state") not in SERVICE_STATES:
+        raise RecordError("service_objectives must be the service_comparison filter's result (state: %s), got %s: service objectives "
+                          "are measured, not stated (a typed-in {held: ...} is not evidence)" % (", ".join(SERVICE_STATES), _shape(service)))
+    said = "; ".join(service.get("reasons") or []) or "no detail"
+    counts = service.get("repetitions") or {}
+    runs = " (%s baseline and %s canary repetitions)" % (counts.get("baseline"), counts.get("canary")) if counts else ""
+    if service["state"] == "held":
+        return [_reason("service", "adopt", "service objectives held%s: %s" % (runs, said))]
+    if service["state"] == "not held":
+        return [_reason("service", "defer", "service objectives did not hold%s: %s" % (runs, said))]
+    return [_reason("service", "defer", "baseline and canary are incomparable, so the service objectives are unresolved: %s" % said)]
+
+
+def _shape(value):
+    if isinstance(value, dict):
+        return "a mapping with keys %s" % (", ".join(sorted(str(key) for key in value)) or "none")
+    return "a %s" % type(value).__name__
 
 
 def _rollback_reasons(rollback):

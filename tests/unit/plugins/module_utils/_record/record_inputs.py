@@ -8,10 +8,12 @@ pod's shared pool, the GPU kept), and its cgroups are a recorded tree written un
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import allocations
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import placement
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import reconcile
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import service_compare
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts.gather import gather
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan import locality
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan.plan import reservation_plan
 from ansible_collections.gpusmith.numa_gate.tests.unit import shared_paths
+from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._evidence import service_runs
 from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._evidence.evidence_trees import node_tree
 
 GPU_UUID = "GPU-5e1b2c3d-4e5f-6a7b-8c9d-0e1f2a3b4c5d"
@@ -76,6 +78,6 @@ def full_inputs(root, facts, hostile=False):
                          "first": 0.0, "increase": 0.0, "rate_per_second": 0.0, "reset": False}],
             "slack": {"baseline_slack": 1.6, "candidate_slack": 0.6, "reduction_physical_cores": 1},
             "configuration": {"verified": True, "message": "/configz matches the plan"},
-            "service_objectives": {"held": True, "detail": "p99 TTFT 180 ms at 20 req/s"},
+            "service_objectives": service_compare.compare(service_runs.interleaved(), [{"metric": "ttft", "quantile": 0.95, "at_most": 0.5}]),
             "rollback": {"rehearsed": True, "detail": "rollback.yml restored the baseline"},
             "generated_at": "2026-12-01T09:00:00Z"}

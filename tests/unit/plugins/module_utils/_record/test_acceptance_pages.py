@@ -125,7 +125,8 @@ def test_markdown_exact_head_and_table(tmp_path):
         "**Verdict: adopt** (schema_version 1, mode full, generated 2026-12-01T09:00:00Z)", "",
         "## Verdict reasons", "",
         "| criterion | effect | reason |", "|---|---|---|",
-        "| service | adopt | service objectives held: p99 TTFT 180 ms at 20 req/s |"]
+        "| service | adopt | service objectives held (3 baseline and 3 canary repetitions): p95 ttft &lt;= 0.5 s: canary held: worst repetition 0.496032 "
+        "(median 0.477273) |"]
     assert "| kubelet | v1.37.1 |" in text
     assert "| cpuManagerPolicy | changed | none | static |" in text
 

@@ -7,9 +7,11 @@ import pytest
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import allocations
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import placement
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import reconcile
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import service_compare
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan import locality
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import verdict
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.errors import RecordError
+from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._evidence import service_runs
 from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._evidence.evidence_trees import node_tree
 
 UID = "3f2a9c1e-6b7d-4e8f-9a0b-1c2d3e4f5a6b"
@@ -51,12 +53,17 @@ def findings_for(root, pod_cpus, main_cpus, side_cpus, mems, maps):
     return oracle, reconcile.reconcile_pod(allocation, placed, IDS, oracle)
 
 
+def service(at_most, **canary):
+    """The service_comparison result of three interleaved repetitions per side (tests/.../_evidence/service_runs.py) for p95 TTFT <= at_most."""
+    return service_compare.compare(service_runs.interleaved(canary=canary), [{"metric": "ttft", "quantile": 0.95, "at_most": at_most}])
+
+
 def evidence(tmp_path, **changes):
     oracle, findings = findings_for(str(tmp_path), "8-11", "8-9", "10-11", "1", "7f00 default anon=100 N1=100 kernelpagesize_kB=4\n")
     value = {"versions": dict(VERSIONS), "devices": ["gpu %s 0000:9a:00.0" % GPU_UUID], "has_gpus": True, "oracle": oracle,
              "placement": {"findings": findings}, "admission": {"admitted": True, "failures": []},
              "configuration": {"verified": True, "message": "configz matches"}, "metrics": copy.deepcopy(METRICS),
-             "service_objectives": {"held": True, "detail": "p99 TTFT 180 ms at 20 req/s, within 250 ms"},
+             "service_objectives": service(0.5),
              "rollback": {"rehearsed": True, "detail": "transition 20261101T100000Z restored the baseline"}}
     value.update(changes)
     return value
@@ -66,7 +73,8 @@ def test_adopt_when_every_criterion_holds(tmp_path):
     result = verdict.decide(evidence(tmp_path))
     assert result == {
         "verdict": "adopt",
-        "reasons": [{"criterion": "service", "effect": "adopt", "message": "service objectives held: p99 TTFT 180 ms at 20 req/s, within 250 ms"},
+        "reasons": [{"criterion": "service", "effect": "adopt", "message": "service objectives held (3 baseline and 3 canary repetitions): "
+                                                                     "p95 ttft <= 0.5 s: canary held: worst repetition 0.496032 (median 0.477273)"},
                     {"criterion": "rollback", "effect": "info", "message": "rollback rehearsed: transition 20261101T100000Z restored the baseline"}],
         "accepted": {"verdict": "adopt", "versions": {"kubelet": "v1.37.1", "kernel": "6.8.0-49-generic", "driver": "580.82.07",
                                                       "node_image": "ubuntu-24.04-gpu-20261001", "device_plugin": None, "workload": None},
@@ -148,6 +156,26 @@ def test_defer_is_stronger_than_revalidate(tmp_path):
     assert [r["effect"] for r in later["reasons"]] == ["adopt", "defer", "revalidate"]
 
 
+def test_an_incomparable_service_comparison_defers_with_its_reason(tmp_path):
+    other = {"server": "docker.io/vllm/vllm-openai@sha256:" + "b" * 64}
+    result = verdict.decide(evidence(tmp_path, service_objectives=service(0.5, images=other)))
+    assert result["verdict"] == "defer"
+    assert [r["message"] for r in result["reasons"] if r["criterion"] == "service"] == [
+        "baseline and canary are incomparable, so the service objectives are unresolved: image digests differ for container server: "
+        "baseline repetition 1 runs sha256:%s, canary repetition 1 runs sha256:%s; " % ("a" * 64, "b" * 64)
+        + "; ".join("image digests differ for container server: baseline repetition 1 runs sha256:%s, canary repetition %d runs sha256:%s"
+                    % ("a" * 64, number, "b" * 64) for number in (2, 3))]
+
+
+@pytest.mark.parametrize("typed, shape", [({"held": True, "detail": "p99 TTFT 180 ms"}, "a mapping with keys detail, held"),
+                                          (True, "a bool")])
+def test_a_typed_in_service_objective_is_refused(tmp_path, typed, shape):
+    with pytest.raises(RecordError) as caught:
+        verdict.decide(evidence(tmp_path, service_objectives=typed))
+    assert str(caught.value) == ("service_objectives must be the service_comparison filter's result (state: held, not held, incomparable), "
+                                 "got %s: service objectives are measured, not stated (a typed-in {held: ...} is not evidence)" % shape)
+
+
 def test_no_service_objectives_measured_restricts(tmp_path):
     result = verdict.decide(evidence(tmp_path, service_objectives=None))
     assert result["verdict"] == "restrict"
@@ -192,14 +220,15 @@ def test_admission_configuration_monitoring_and_rollback_failures(tmp_path):
     bad = evidence(tmp_path, admission={"admitted": False, "failures": [
         {"layer": "kubelet", "reason": "TopologyAffinityError", "message": "Resources cannot be allocated with Topology locality"}]},
         configuration={"verified": False, "message": "/configz topologyManagerScope is container, want pod"},
-        metrics=[dict(METRICS[1], increase=2.0)], service_objectives={"held": False, "detail": "p99 TTFT 400 ms"},
+        metrics=[dict(METRICS[1], increase=2.0)], service_objectives=service(0.49),
         rollback={"rehearsed": False, "detail": "kubelet did not start"})
     assert [(r["criterion"], r["message"]) for r in verdict.decide(bad)["reasons"]] == [
         ("admission", "admission failed at the kubelet layer (TopologyAffinityError): Resources cannot be allocated with Topology locality"),
         ("configuration", "the kubelet's running configuration does not match the plan: /configz topologyManagerScope is container, want pod"),
         ("monitoring", "the kubelet's metrics have no resource_manager_allocations_total series: allocations cannot be monitored"),
         ("monitoring", 'resource_manager_allocation_errors_total{source="pod"} rose by 2 between the scrapes'),
-        ("service", "service objectives did not hold: p99 TTFT 400 ms"),
+        ("service", "service objectives did not hold (3 baseline and 3 canary repetitions): p95 ttft <= 0.49 s: canary did not hold: "
+                    "worst repetition 0.496032 (median 0.477273)"),
         ("rollback", "the rollback rehearsal failed: kubelet did not start")]
 
 
