@@ -192,3 +192,11 @@ def test_a_node_file_that_is_a_symlink_or_a_fifo(capsys, root):
     assert [(f["path"], f["sha256_after"], f["changed"], f["problem"]) for f in built["files"]] == [
         (MAIN, sha(b"../shared/config.yaml"), True, None),
         ("/var/lib/kubelet/memory_manager_state", None, False, "%s is a FIFO, not a regular file; not read" % fifo)]
+
+
+def test_state_that_is_not_private_is_read_and_said_so(capsys, root):
+    """transition_info reads (it writes nothing) but notes what transition_journal and transition_restore would refuse."""
+    open_transition(capsys, root, "t-open")
+    os.chmod(str(root / STATE.lstrip("/") / "transitions/t-open"), 0o775)
+    built = run(capsys, transition_info, root=str(root), transition="t-open")["record"]
+    assert built["notes"] == ["not private: state folder /var/lib/numa-gate/transitions/t-open is writable by group (mode 0775)"]
