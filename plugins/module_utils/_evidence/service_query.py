@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """A measured window read from the operator's Prometheus server over its HTTP API (controller side).
 
-Public: `query_window`, `instant_query`, `DEFAULT_TIMEOUT`, `DEFAULT_MAX_BYTES`.
+Public: `query_window`, `instant_query`, `fetch_metrics_text`, `DEFAULT_TIMEOUT`, `DEFAULT_MAX_BYTES`.
 
 For a window ``[start, end]`` each metric is asked at ``time=end`` with a range of exactly
 ``end - start`` (in milliseconds): ``increase(<name>_bucket{match}[<w>ms])``, ``_count``, ``_sum``
@@ -37,6 +37,25 @@ def _selector(name, match):
         return name
     return "%s{%s}" % (name, ",".join('%s="%s"' % (key, str(value).replace("\\", "\\\\").replace('"', '\\"'))
                                       for key, value in sorted(match.items())))
+
+
+def _read(url, request, what, timeout, max_bytes, opener):
+    try:
+        with opener(request, timeout=timeout) as response:
+            body = response.read(max_bytes + 1)
+    except urllib.error.HTTPError as exc:
+        body = exc.read(max_bytes + 1)
+    except (urllib.error.URLError, OSError) as exc:
+        raise nodefs.EvidenceError("%s at %s did not answer: %s" % (what, url, getattr(exc, "reason", exc))) from exc
+    if len(body) > max_bytes:
+        raise nodefs.EvidenceError("%s at %s is larger than %d bytes" % (what, url, max_bytes))
+    return body
+
+
+def fetch_metrics_text(url, timeout=DEFAULT_TIMEOUT, max_bytes=DEFAULT_MAX_BYTES, headers=None, opener=urllib.request.urlopen):
+    """The body of one GET of a service's ``/metrics`` (text format), bounded in time and size."""
+    request = urllib.request.Request(url, headers=dict(headers or {}, Accept="text/plain; version=0.0.4"))
+    return _read(url, request, "the service's metrics", timeout, max_bytes, opener).decode("utf-8", "replace")
 
 
 def instant_query(url, query, at, timeout=DEFAULT_TIMEOUT, max_bytes=DEFAULT_MAX_BYTES, headers=None, opener=urllib.request.urlopen):

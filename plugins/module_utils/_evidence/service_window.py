@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """A measured window of a serving process from two scrapes of its own ``/metrics`` (pure).
 
-Public: `DEFAULT_METRICS`, `metric_names`, `parse_scrape`, `scrape_window`, `aggregate`, `le_text`, `HAS_PROMETHEUS`.
+Public: `DEFAULT_METRICS`, `metric_names`, `parse_scrape`, `scrape_window`, `aggregate`, `le_text`, `trim`, `HAS_PROMETHEUS`.
 
 A window is the increase of each metric between the start and the end of the measured part of a
 run, per series first and summed over series only then ("rate, then aggregate"), so a restart of
@@ -77,6 +77,18 @@ def parse_scrape(text):
     except ValueError as exc:
         raise nodefs.EvidenceError("the service's metrics are not in the Prometheus text format: %s" % exc) from exc
     return {"types": types, "samples": samples}
+
+
+def trim(text, mapping=None):
+    """Only the lines of the wanted metrics (and their # TYPE / # HELP lines): what a task result keeps of a scrape."""
+    names = tuple(metric_names(mapping).values())
+    kept = []
+    for line in text.splitlines():
+        words = line.split()
+        name = words[2] if line.startswith("#") and len(words) > 2 else line.split("{", 1)[0].split(" ", 1)[0]
+        if name.startswith(names):
+            kept.append(line)
+    return "\n".join(kept) + ("\n" if kept else "")
 
 
 def _matches(labels, match):

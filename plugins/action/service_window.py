@@ -1,0 +1,62 @@
+# Copyright: (c) 2026, GPU Smith
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The service_window action: one scrape of a service's /metrics (a window against an earlier one), or a window from Prometheus."""
+
+from __future__ import annotations
+
+import time
+
+from ansible.plugins.action import ActionBase
+
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import nodefs
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import service_query
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import service_window
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.outcome import outcome
+
+ARGUMENT_SPEC = {
+    "metrics_url": {"type": "str"},
+    "previous": {"type": "dict"},
+    "prometheus_url": {"type": "str"},
+    "start": {"type": "float"},
+    "end": {"type": "float"},
+    "mapping": {"type": "dict", "default": {}},
+    "match": {"type": "dict", "default": {}},
+    "headers": {"type": "dict", "default": {}, "no_log": True},
+    "timeout": {"type": "float", "default": service_query.DEFAULT_TIMEOUT},
+    "max_bytes": {"type": "int", "default": service_query.DEFAULT_MAX_BYTES},
+}
+
+
+def read_window(args, clock=time.time, opener=None):
+    """The action's result from validated ``args`` (pure but for the request): {"changed", "scrape"?, "window"?}."""
+    request = {"timeout": args["timeout"], "max_bytes": args["max_bytes"], "headers": args["headers"]}
+    if opener is not None:
+        request["opener"] = opener
+    if bool(args["metrics_url"]) == bool(args["prometheus_url"]):
+        raise nodefs.EvidenceError("service_window needs exactly one of metrics_url (a scrape of the service) and prometheus_url (a query)")
+    if args["prometheus_url"]:
+        if args["start"] is None or args["end"] is None:
+            raise nodefs.EvidenceError("service_window with prometheus_url needs start and end (seconds since the epoch)")
+        return {"changed": False, "window": service_query.query_window(args["prometheus_url"], args["start"], args["end"],
+                                                                       args["mapping"], args["match"], **request)}
+    text = service_query.fetch_metrics_text(args["metrics_url"], **request)
+    scrape = {"url": args["metrics_url"], "timestamp": round(clock(), 3), "text": service_window.trim(text, args["mapping"])}
+    answer = {"changed": False, "scrape": scrape}
+    if args["previous"]:
+        answer["window"] = service_window.scrape_window(args["previous"], scrape, args["mapping"], args["match"])
+    return answer
+
+
+class ActionModule(ActionBase):
+    """Read a measured window of a serving process from the controller (see the module's docs)."""
+
+    TRANSFERS_FILES = False
+    _requires_connection = False
+    _VALID_ARGS = frozenset(ARGUMENT_SPEC)
+
+    def run(self, tmp=None, task_vars=None):
+        result = super().run(tmp, task_vars)
+        del tmp
+        _validation, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
+        result.update(outcome(lambda: read_window(args)))
+        return result

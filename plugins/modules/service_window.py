@@ -1,0 +1,102 @@
+#!/usr/bin/python
+# Copyright: (c) 2026, GPU Smith
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+---
+module: service_window
+short_description: Read a measured window of a serving process, from its own /metrics or from Prometheus
+version_added: 0.1.0
+author: GPU Smith (@gpusmith)
+description:
+  - Runs on the controller (an action plugin); reads only.
+  - With O(metrics_url), one GET of the service's C(/metrics), stamped with the controller's clock and trimmed to the compared
+    metrics (C(scrape)); with O(previous), an earlier C(scrape), the window between them (C(window)), each series' increase taken
+    before the series are summed, a series that went down counted from zero and flagged C(reset).
+  - With O(prometheus_url), O(start) and O(end), the window from the operator's Prometheus server over its HTTP API
+    (C(increase()) over exactly O(end) - O(start) at O(end), C(resets()) for restarts).
+  - Defaults name vLLM's metrics; O(mapping) names another server's. The window is an input of
+    P(gpusmith.numa_gate.service_comparison#filter). See the collection's C(docs/evidence.md).
+options:
+  metrics_url:
+    description: The service's metrics endpoint, for example C(http://10.0.0.5:8000/metrics). Exactly one of this and O(prometheus_url).
+    type: str
+  previous:
+    description: The C(scrape) of an earlier run of this module against the same service (the start of the measured part).
+    type: dict
+  prometheus_url:
+    description: The Prometheus server, for example C(http://prometheus:9090).
+    type: str
+  start:
+    description: The start of the measured part, seconds since the epoch (with O(prometheus_url)).
+    type: float
+  end:
+    description: The end of the measured part, seconds since the epoch (with O(prometheus_url)).
+    type: float
+  mapping:
+    description: Metric keys (C(ttft), C(itl), C(tpot), C(e2e), C(requests), C(prefix_cache_queries), C(prefix_cache_hits)) to metric names.
+    type: dict
+    default: {}
+  match:
+    description: Labels every series must carry, for example C({model_name: llama, namespace: canary}).
+    type: dict
+    default: {}
+  headers:
+    description: HTTP headers for the requests, for example C(Authorization). Never logged.
+    type: dict
+    default: {}
+  timeout:
+    description: Seconds each request may take.
+    type: float
+    default: 10.0
+  max_bytes:
+    description: The most bytes read from one answer; a larger answer fails naming the bound.
+    type: int
+    default: 4194304
+attributes:
+  check_mode:
+    description: Reads only.
+    support: full
+  diff_mode:
+    description: Changes nothing.
+    support: none
+  action:
+    description: Runs on the controller.
+    support: full
+"""
+
+EXAMPLES = r"""
+- name: Scrape at the start of the measured part
+  gpusmith.numa_gate.service_window:
+    metrics_url: http://10.0.0.5:8000/metrics
+  register: start
+
+- name: Scrape at its end, with the window
+  gpusmith.numa_gate.service_window:
+    metrics_url: http://10.0.0.5:8000/metrics
+    previous: "{{ start.scrape }}"
+  register: end
+
+- name: The same window from Prometheus
+  gpusmith.numa_gate.service_window:
+    prometheus_url: http://prometheus:9090
+    start: "{{ start.scrape.timestamp }}"
+    end: "{{ end.scrape.timestamp }}"
+    match: {model_name: llama}
+  register: queried
+"""
+
+RETURN = r"""
+scrape:
+  description: C(url), C(timestamp) (controller clock, seconds) and C(text) (the compared metrics' lines of the scrape).
+  returned: with metrics_url
+  type: dict
+window:
+  description:
+    - C(source) (scrape or prometheus), C(start), C(end), C(duration), C(metrics) by key (histograms C(buckets), C(count), C(sum),
+      C(series), C(reset); counters C(total), C(by), C(series), C(reset); C(type) summary or null otherwise).
+  returned: with previous, or with prometheus_url
+  type: dict
+"""
