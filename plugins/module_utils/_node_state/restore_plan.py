@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Putting back what a transition replaced or removed: find every file, check every backup, then write.
 
-Public: `unrecorded(root, state_dir, folder, recorded)`, `touched(root, state_dir, transition_id, entries)`,
+Public: `unrecorded(root, folder, recorded)`, `touched(root, state_dir, transition_id, entries)`,
 `plan(root, state_dir, files)`, `apply(steps, keep)`.
 
 `plan` reads and checks everything before anything is written: each node file is absent, a regular
@@ -25,7 +25,7 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_state imp
 _NOTHING = "; nothing was put back"
 
 
-def unrecorded(root, state_dir, folder, recorded):
+def unrecorded(root, folder, recorded):
     """Backups in the transition's ``backups/`` that no journal event names (a step killed before it recorded them).
 
     The oldest per node path, ``[{path, backup, recorded: False}]``. A ``backups`` that is a symlink
@@ -57,7 +57,7 @@ def touched(root, state_dir, transition_id, entries):
     """Every file the transition touched: those its journal recorded, then the backups it kept without recording them."""
     files = [dict(item, recorded=True) for item in journal.recorded_files(entries)]
     folder = transitions.folder(root, state_dir, transition_id)
-    return files + unrecorded(root, state_dir, folder, {item["path"] for item in files})
+    return files + unrecorded(root, folder, {item["path"] for item in files})
 
 
 def _now(real, path):
