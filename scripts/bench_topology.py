@@ -27,7 +27,6 @@ Usage: scripts/bench_topology.py [--runs N] [--ansible-runs N] [--against COMMIT
 from __future__ import annotations
 
 import argparse
-import hashlib
 import io
 import json
 import os
