@@ -22,7 +22,7 @@ description:
     gets its baseline bytes back (sha256 checked, the original mode and owner), a file the baseline did not have among
     O(remove) (the collection's own drop-in) is removed, and what is replaced or removed is backed up into O(backup_dir)
     first. Drop-ins someone else added since are left alone. Checkpoints are not restored; the kubelet writes them anew.
-  - Nothing is taken on trust from the kept baseline: a manifest entry of the wrong shape, or whose C(copy) is not
+  - Nothing is taken on trust from the kept baseline; a manifest entry of the wrong shape, or whose C(copy) is not
     C(files/<n>) inside the store (absolute, with C(..)), is refused by name; a restore checks every copy's sha256, every
     node file's kind, and that the store and O(backup_dir) are private state before it writes anything.
 options:

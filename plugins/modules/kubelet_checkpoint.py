@@ -19,7 +19,7 @@ description:
   - With O(state=absent), removes the files that would be refused (or every one, O(remove=all)) after a byte-for-byte
     backup into O(backup_dir), so the kubelet writes fresh ones when it starts. A checkpoint is never edited in place.
   - Refuses to remove anything while the kubelet service is active.
-  - Every file is read and checked before any is removed: a file that is a FIFO, a device or a folder (it cannot be
+  - Every file is read and checked before any is removed; a file that is a FIFO, a device or a folder (it cannot be
     backed up byte for byte), one that changed since it was read, or a backup folder that is not private state (owned by
     another user, or writable by group or others) refuses the removal of both, with nothing removed.
   - A checkpoint whose fields have the wrong JSON types (inside C(data) too) is reported as one the kubelet cannot load,

@@ -17,7 +17,7 @@ description:
   - What is there now is backed up into O(backup_dir) before it is replaced or removed, so a restore loses nothing
     either.
   - A file that already holds its backup's bytes (or is already absent) is left alone.
-  - Every backup is checked before the first file is replaced: it must lie in O(state_dir), be private state, a regular
+  - Every backup is checked before the first file is replaced; it must lie in O(state_dir), be private state, a regular
     file with a backup record of the right shape, and match its recorded sha256; every node file must be absent, a
     regular file or a symlink. A refusal changes nothing, not even the backup folder O(backup_dir).
 options:
