@@ -95,7 +95,7 @@ def _latency(runs, settings):
         table[key] = {
             "name": entries[0]["name"], "buckets": [le for le, _ in entries[0]["buckets"]],
             "observations": {side: [run["window"]["metrics"][key]["count"] for run in runs if run["side"] == side] for side in SIDES},
-            "quantiles": {label: _row(runs, lambda run, label=label: per_run[id(run)][label], " s")
+            "quantiles": {label: _row(runs, lambda run, label=label, per_run=per_run: per_run[id(run)][label], " s")
                           for label in (stats.quantile_label(q) for q in settings["quantiles"])},
             "cumulative": {side: [run["window"]["metrics"][key]["buckets"] for run in runs if run["side"] == side] for side in SIDES},
         }

@@ -23,8 +23,8 @@ def test_same_work_holds_with_no_measurable_difference():
     assert result["refusals"] == [] and result["warnings"] == []
     assert result["warmups_excluded"] == 1
     assert result["repetitions"] == {"baseline": 3, "canary": 3}
-    assert [(run["side"], run["number"]) for run in result["runs"]] == [("baseline", 1), ("baseline", 2), ("baseline", 3),
-                                                                         ("canary", 1), ("canary", 2), ("canary", 3)]
+    assert [(run["side"], run["number"]) for run in result["runs"]] == [
+        ("baseline", 1), ("baseline", 2), ("baseline", 3), ("canary", 1), ("canary", 2), ("canary", 3)]
     ttft = result["table"]["latency"]["ttft"]
     assert ttft["observations"] == {"baseline": [240.0] * 3, "canary": [240.0] * 3}
     assert ttft["buckets"][-1] == "+Inf" and len(ttft["buckets"]) == 23

@@ -23,7 +23,8 @@ def histogram(series, name="vllm:time_to_first_token_seconds"):
     return "\n".join(lines) + "\n"
 
 
-COUNTER = '# TYPE vllm:request_success_total counter\nvllm:request_success_total{finished_reason="stop"} %s\nvllm:request_success_total{finished_reason="error"} %s\n'
+COUNTER = ('# TYPE vllm:request_success_total counter\nvllm:request_success_total{finished_reason="stop"} %s\n'
+           'vllm:request_success_total{finished_reason="error"} %s\n')
 
 
 def window(first, second, **kwargs):
@@ -120,8 +121,8 @@ def vector(*items):
 def test_query_window_reads_increases_over_the_exact_range():
     name = "vllm:time_to_first_token_seconds"
     answers = {
-        "increase(%s_bucket{model_name=\"m\"}[60000ms])" % name: vector(({"le": "0.1", "pod": "a"}, 3), ({"le": "0.5", "pod": "a"}, 6),
-                                                                       ({"le": "+Inf", "pod": "a"}, 8)),
+        "increase(%s_bucket{model_name=\"m\"}[60000ms])" % name: vector(
+            ({"le": "0.1", "pod": "a"}, 3), ({"le": "0.5", "pod": "a"}, 6), ({"le": "+Inf", "pod": "a"}, 8)),
         "increase(%s_count{model_name=\"m\"}[60000ms])" % name: vector(({"pod": "a"}, 8)),
         "increase(%s_sum{model_name=\"m\"}[60000ms])" % name: vector(({"pod": "a"}, 4.0)),
         "resets(%s_bucket{model_name=\"m\"}[60000ms])" % name: vector(({"le": "0.1", "pod": "a"}, 1)),

@@ -73,8 +73,9 @@ def test_adopt_when_every_criterion_holds(tmp_path):
     result = verdict.decide(evidence(tmp_path))
     assert result == {
         "verdict": "adopt",
-        "reasons": [{"criterion": "service", "effect": "adopt", "message": "service objectives held (3 baseline and 3 canary repetitions): "
-                                                                     "p95 ttft <= 0.5 s: canary held: worst repetition 0.496032 (median 0.477273)"},
+        "reasons": [{"criterion": "service", "effect": "adopt",
+                     "message": "service objectives held (3 baseline and 3 canary repetitions): "
+                                "p95 ttft <= 0.5 s: canary held: worst repetition 0.496032 (median 0.477273)"},
                     {"criterion": "rollback", "effect": "info", "message": "rollback rehearsed: transition 20261101T100000Z restored the baseline"}],
         "accepted": {"verdict": "adopt", "versions": {"kubelet": "v1.37.1", "kernel": "6.8.0-49-generic", "driver": "580.82.07",
                                                       "node_image": "ubuntu-24.04-gpu-20261001", "device_plugin": None, "workload": None},
