@@ -24,10 +24,13 @@ CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 class Service:
     """The registry, its HTTP endpoint on 127.0.0.1 and the seeded observations."""
 
-    def __init__(self, seed=19):
+    def __init__(self, seed=19, serve=True):
         self.random = random.Random(seed)
         self.lock = threading.Lock()
         self.restart()
+        self.server = None
+        if not serve:
+            return
         handler = self._handler()
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self.port = self.server.server_address[1]
@@ -79,5 +82,7 @@ class Service:
         return Handler
 
     def close(self):
+        if self.server is None:
+            return
         self.server.shutdown()
         self.server.server_close()
