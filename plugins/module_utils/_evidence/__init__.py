@@ -15,4 +15,9 @@ Import the submodules explicitly; this file holds only this map.
 - ``reconcile``: `reconcile_pod`, `DEFAULT_MIN_LOCAL_FRACTION` (the findings, pure).
 - ``slack``: `average_use`, `reservation_slack`, `compare`.  ``metrics``: `parse`, `rates`, `FAMILIES`.
 - ``metrics_fetch``: `fetch_metrics` (controller side, through the API server's node proxy).
+- ``histogram_quantile``: `bucket_quantile`, `parse_le` (PromQL's histogram_quantile over classic buckets).
+- ``service_window``: `scrape_window`, `aggregate`, `DEFAULT_METRICS` (a window from two scrapes of a service's /metrics).
+- ``service_query``: `query_window`, `instant_query`, `fetch_metrics_text` (a window from a Prometheus server's HTTP API).
+- ``service_checks``: `comparability` (refusals and warnings).  ``service_stats``: `spread`, `difference`.
+- ``service_objectives``: `check_objective`, `validate`.  ``service_compare``: `compare` (baseline against canary, the state).
 """
