@@ -94,7 +94,7 @@ def _fmt(cpus):
 def _static_cpu_problem(report, target):
     default = set(_cpulist.parse(report.get("default_cpu_set") or ""))
     assignments = {(pod, name): set(_cpulist.parse(cpus)) for pod, containers in (report.get("entries") or {}).items()
-                   for name, cpus in containers.items()}
+                   for name, cpus in (containers or {}).items()}
     if not default:
         return "default cpuset cannot be empty" if assignments else None
     reserved = set(_cpulist.parse(target["reserved_cpus"] or ""))
