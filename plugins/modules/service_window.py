@@ -40,7 +40,7 @@ options:
     type: dict
     default: {}
   match:
-    description: Labels every series must carry, for example C({model_name: llama, namespace: canary}).
+    description: "Labels every series must carry, for example C({model_name: llama, namespace: canary})."
     type: dict
     default: {}
   headers:
