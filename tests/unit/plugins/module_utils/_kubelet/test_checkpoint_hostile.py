@@ -21,8 +21,8 @@ def _field(valid):
 
 # Near-valid documents: each field either of its Go type or anything, so the checks past the decode are reached too.
 _CPUS = st.sampled_from(["", "0", "1-3", "0-3", "2,3", "1.3"])
-_TABLE = st.fixed_dictionaries({}, optional={name: _field(st.integers(-5, 4096)) for name in ("total", "systemReserved", "allocatable",
-                                                                                               "reserved", "free")})
+_TABLE_FIELDS = ("total", "systemReserved", "allocatable", "reserved", "free")
+_TABLE = st.fixed_dictionaries({}, optional={name: _field(st.integers(-5, 4096)) for name in _TABLE_FIELDS})
 _NODE = st.fixed_dictionaries({}, optional={"numberOfAssignments": _field(st.integers(0, 3)),
                                             "memoryMap": _field(st.dictionaries(st.sampled_from(["memory", "hugepages-2Mi"]),
                                                                                 _field(_TABLE) | st.none(), max_size=2)),
