@@ -65,7 +65,7 @@ class Run:
         config = tmp_path / "prometheus.yml"
         config.write_text("global:\n  scrape_interval: 1s\n  scrape_timeout: 900ms\nscrape_configs:\n  - job_name: vllm\n"
                           "    static_configs:\n      - targets: ['127.0.0.1:%d']\n" % self.service.port)
-        self.log = open(tmp_path / "prometheus.log", "w")  # pylint: disable=consider-using-with
+        self.log = open(tmp_path / "prometheus.log", "w", encoding="utf-8")  # pylint: disable=consider-using-with
         self.process = subprocess.Popen(  # pylint: disable=consider-using-with
             [PROMETHEUS, "--config.file=%s" % config, "--storage.tsdb.path=%s" % (tmp_path / "data"),
              "--web.listen-address=127.0.0.1:%d" % self.port], stdout=self.log, stderr=subprocess.STDOUT)

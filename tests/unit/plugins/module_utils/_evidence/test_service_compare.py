@@ -20,7 +20,7 @@ def refusals(runs, **settings):
 def test_same_work_holds_with_no_measurable_difference():
     result = sc.compare(sr.interleaved(), OBJECTIVES)
     assert result["state"] == "held"
-    assert result["refusals"] == [] and result["warnings"] == []
+    assert not result["refusals"] and not result["warnings"]
     assert result["warmups_excluded"] == 1
     assert result["repetitions"] == {"baseline": 3, "canary": 3}
     assert [(run["side"], run["number"]) for run in result["runs"]] == [

@@ -146,7 +146,8 @@ def test_query_errors_name_the_query():
     with pytest.raises(nodefs.EvidenceError, match=r"^Prometheus refused the query up: bad_data: parse error$"):
         service_query.instant_query("http://prom", "up", 1.0, opener=fake)
 
-    def big(request, timeout):
+    def big(_request, timeout):
+        del timeout
         return io.BytesIO(b"x" * 11)
     with pytest.raises(nodefs.EvidenceError, match=r"^Prometheus' answer to up is larger than 10 bytes: narrow the query \(match labels\)$"):
         service_query.instant_query("http://prom", "up", 1.0, opener=big, max_bytes=10)
