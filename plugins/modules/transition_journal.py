@@ -131,8 +131,7 @@ def _open(module):
                                         "give another new_id; nothing was changed" % (params["new_id"], state_dir, params["new_id"]))
         return {"id": params["new_id"], "target": params["target"]}, True, False
     if module.check_mode:
-        if pointer["target"] != params["target"]:
-            transitions.open_transition(root, state_dir, params["target"], params["new_id"])  # raises: another target is open
+        transitions.check_target(pointer, params["target"])
         return pointer, False, True
     pointer, resumed = transitions.open_transition(root, state_dir, params["target"], params["new_id"])
     return pointer, not resumed, resumed

@@ -4,7 +4,7 @@
 
 Public: `CURRENT`, `LOCK`, `open_transition(root, state_dir, target, new_id)`, `close(root, state_dir, transition_id)`,
 `folder(root, state_dir, transition_id)`, `journal_path(root, state_dir, transition_id)`, `current(root, state_dir)`,
-`check_id(transition_id)`.
+`check_id(transition_id)`, `check_target(pointer, target)`.
 
 ``<state_dir>/transitions/<id>/`` holds a transition's backups and its journal
 (``journal.jsonl``); ``<state_dir>/transitions/current`` names the open one and its target
@@ -65,6 +65,13 @@ def current(root, state_dir):
     return {"id": pointer["id"], "target": pointer["target"]}
 
 
+def check_target(pointer, target):
+    """Refuse to open a transition to ``target`` while ``pointer`` (the open one) goes to another target."""
+    if pointer is not None and pointer["target"] != target:
+        raise atomic.NodeStateError("transition %s to %s is still open on this node; re-run %s to finish it before a %s"
+                                    % (pointer["id"], pointer["target"], pointer["target"], target))
+
+
 def _locked(root, state_dir):
     parent = confine.transitions_folder(root, state_dir)
     atomic.make_private_dir(parent)
@@ -82,9 +89,7 @@ def open_transition(root, state_dir, target, new_id):
     with _locked(root, state_dir):
         pointer = current(root, state_dir)
         if pointer is not None:
-            if pointer["target"] != target:
-                raise atomic.NodeStateError("transition %s to %s is still open on this node; re-run %s to finish it before a %s"
-                                            % (pointer["id"], pointer["target"], pointer["target"], target))
+            check_target(pointer, target)
             confine.require_private(root, state_dir, folder(root, state_dir, pointer["id"]))
             return pointer, True
         real = folder(root, state_dir, new_id)

@@ -233,3 +233,15 @@ def test_an_id_already_taken_is_not_reopened(capsys, opened):
                "nothing was changed" % (T1, T1))
     refused(capsys, opened, message, action="open", target="rollback", new_id=T1)
     refused(capsys, opened, message, action="open", target="rollback", new_id=T1, _ansible_check_mode=True)
+
+
+def test_check_mode_writes_nothing_even_when_it_refuses(capsys, opened):
+    os.unlink(str(opened / STATE / "transitions/.lock"))  # a transition opened before the lock existed
+    refused(capsys, opened, "transition %s to enable is still open on this node; re-run enable to finish it before a rollback" % T1,
+            action="open", target="rollback", new_id="t2", _ansible_check_mode=True)
+    before = snapshot(opened)
+    for args in ({"action": "open", "target": "enable", "new_id": "t2"}, {"action": "close", "transition": T1},
+                 {"action": "record", "transition": T1, "step": "drain", "event": "started"}):
+        result = run(capsys, root=str(opened), _ansible_check_mode=True, **args)
+        assert result.get("failed") is None and result["transition"] == {"id": T1, "target": "enable"}
+    assert snapshot(opened) == before
