@@ -52,8 +52,10 @@ doubles: venv
 
 # The PodResources client on protobuf 3.12.4 .. 7.x and grpcio 1.51 and the current one, each pair in
 # its own interpreter against a gRPC double on a unix socket; the pip --target folders are built once
-# under $(BUILD)/protobuf-matrix (about 30 s the first time, then seconds).
+# under $(BUILD)/protobuf-matrix (about 30 s the first time, then seconds); on Debian 12 also the
+# OS's python3-grpcio and python3-protobuf (cpp), installed when missing, as root.
 protobuf-matrix: venv $(COLLECTION_LINK)
+	bash tests/protobuf_matrix/ensure_debian_packages.sh
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests/protobuf_matrix
 
 sanity: venv $(SANITY_TREE)

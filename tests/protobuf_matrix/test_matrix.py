@@ -9,7 +9,10 @@ tests/unit/plugins/module_utils/_evidence/podresources_double.py (not the kubele
 collection's api.proto with the venv's grpcio-tools in its own process, imports nothing from the
 collection, and serves answers.json on a unix socket in tmp). Every answer is compared with the
 exact decoded value below: pods, containers, cpu_ids as cpulists, memory, devices with their NUMA
-topology, DRA claims, the 1.37 pod-level fields, and which libraries read it. Bounded: each pip
+topology, DRA claims, the 1.37 pod-level fields, and which libraries read it. One more case runs
+the machine's own /usr/bin/python3 with Debian 12's python3-grpcio 1.51.1 and python3-protobuf
+3.21.12 (cpp, reporting 4.21.12) when they are installed (ensure_debian_packages.sh, run by the make
+target, installs them on Debian 12); elsewhere it is skipped. Bounded: each pip
 install PIP_TIMEOUT, each client run CLIENT_TIMEOUT, the double's start 30 s.
 """
 
@@ -103,3 +106,32 @@ def test_client_reads_the_exact_answer(protobuf, grpcio, folders, kubelet_socket
                               "findings": [], "libraries": libraries(protobuf, grpcio)}
     assert answer["get"] == {"socket": kubelet_socket, "reachable": True, "pods": [INFERENCE], "allocatable": ALLOCATABLE,
                              "findings": [], "libraries": libraries(protobuf, grpcio)}
+
+
+DEBIAN_PYTHON = "/usr/bin/python3"
+DIST_PACKAGES = "/usr/lib/python3/dist-packages"
+
+
+def _debian_packages():
+    try:
+        answer = subprocess.run(["dpkg-query", "-W", "-f=${Package} ${Version} ${Status}\n", "python3-grpcio", "python3-protobuf"],
+                                capture_output=True, text=True, timeout=30, check=False)
+    except OSError:
+        return {}
+    return {line.split()[0]: line.split()[1] for line in answer.stdout.splitlines() if line.endswith("install ok installed")}
+
+
+def test_debian_12_packages_cpp_protobuf(kubelet_socket):
+    if _debian_packages() != {"python3-grpcio": "1.51.1-3+b1", "python3-protobuf": "3.21.12-3+deb12u1"} or not os.path.exists(DEBIAN_PYTHON):
+        pytest.skip("Debian 12's python3-grpcio 1.51.1-3+b1 and python3-protobuf 3.21.12-3+deb12u1 are not installed here")
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": COLLECTIONS_ROOT, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONNOUSERSITE": "1"}
+    run = subprocess.run([DEBIAN_PYTHON, os.path.join(HERE, "run_client.py"), kubelet_socket, DIST_PACKAGES, DIST_PACKAGES],
+                         env=env, capture_output=True, text=True, timeout=CLIENT_TIMEOUT, check=False)
+    assert run.returncode == 0, run.stderr
+    answer = json.loads(run.stdout)
+    assert answer["origins"] == {"protobuf": True, "grpcio": True}
+    debian = {"protobuf": "4.21.12", "protobuf_implementation": "cpp", "message_classes": "MessageFactory.GetPrototype", "grpcio": "1.51.1"}
+    assert answer["list"] == {"socket": kubelet_socket, "reachable": True, "pods": [INFERENCE, WEB], "allocatable": ALLOCATABLE,
+                              "findings": [], "libraries": debian}
+    assert answer["get"] == {"socket": kubelet_socket, "reachable": True, "pods": [INFERENCE], "allocatable": ALLOCATABLE,
+                             "findings": [], "libraries": debian}
