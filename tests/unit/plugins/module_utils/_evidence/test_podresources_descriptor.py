@@ -8,6 +8,7 @@ ansible-test's import sanity test does). Other protobuf and grpcio versions: tes
 """
 
 import hashlib
+import importlib.util
 import json
 import os
 import pathlib
@@ -25,8 +26,9 @@ PKG = "plugins/module_utils/_evidence/podresources"
 HERE = pathlib.Path(client.__file__)
 COLLECTION = HERE.parents[4]
 COLLECTIONS_ROOT = HERE.parents[7]
-sys.path.insert(0, str(COLLECTION / "scripts"))
-import podresources_postprocess  # noqa: E402  pylint: disable=wrong-import-position
+_SPEC = importlib.util.spec_from_file_location("podresources_postprocess", str(COLLECTION / "scripts" / "podresources_postprocess.py"))
+podresources_postprocess = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(podresources_postprocess)
 
 
 def test_checked_in_descriptor_is_what_the_script_generates(tmp_path):
