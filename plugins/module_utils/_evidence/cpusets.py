@@ -15,6 +15,8 @@ from __future__ import annotations
 import posixpath
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _cpulist
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import cgroups
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import measures
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import nodefs
 
 _V1_FILES = (("cpuset.effective_cpus", "cpuset.effective_mems"), ("cpuset.cpus", "cpuset.mems"))
@@ -34,7 +36,7 @@ def _cpulist_of(root, path):
 def effective_sets(root, tree, cgroup):
     """{"cpus", "mems", "source"} for ``cgroup`` (a cgroup path), or None when it has vanished."""
     mount = tree["cpuset"]
-    directory = posixpath.normpath(posixpath.join(mount, cgroup.lstrip("/")))
+    directory = posixpath.normpath(posixpath.join(mount, cgroups.relative_path(cgroup, "cgroup")))
     if not nodefs.is_dir(root, directory):
         return None
     if tree["version"] == 1:
@@ -55,11 +57,12 @@ def effective_sets(root, tree, cgroup):
 
 
 def processes(root, tree, cgroup):
-    """The PIDs in ``cgroup`` (its ``cgroup.procs``), sorted; [] when none or vanished."""
-    text = nodefs.read_text(root, posixpath.join(tree["cpuset"], cgroup.lstrip("/"), "cgroup.procs"), 4 * 1024 * 1024)
+    """The PIDs in ``cgroup`` (its ``cgroup.procs``), sorted; [] when none or vanished.
+
+    A PID is a positive decimal integer as the kernel writes it; anything else (``-5``, ``+5``, ``0``) is refused.
+    """
+    path = posixpath.join(tree["cpuset"], cgroups.relative_path(cgroup, "cgroup"), "cgroup.procs")
+    text = nodefs.read_text(root, path, 4 * 1024 * 1024)
     if not text:
         return []
-    try:
-        return sorted({int(line) for line in text.split()})
-    except ValueError as exc:
-        raise nodefs.EvidenceError("%s/cgroup.procs of %s holds something that is not a PID: %s" % (tree["cpuset"], cgroup, exc)) from exc
+    return sorted({measures.count(word, "/" + path, "entry %d" % number, "a PID", 1) for number, word in enumerate(text.split(), 1)})

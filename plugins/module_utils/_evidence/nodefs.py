@@ -6,7 +6,9 @@ Public: `EvidenceError`, `read_text`, `list_dirs`, `is_dir`, `is_file`, `READ_LI
 
 A thin layer over `_fileio` (the one shared reader): `read_text` returns None for a file that
 is absent (a pod that just ended, a controller not mounted), and raises for anything `_fileio`
-refuses, so a FIFO or a symlink out of the root is named, never read.
+refuses, so a FIFO or a symlink out of the root is named, never read. A path under the cgroup
+mount (``sys/fs/cgroup``) must also resolve inside that mount: a link (or a ``..``) that leads
+from a cgroup to anywhere else under the root is refused, never read as a measurement.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _fileio
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._errors import NumaGateError
 
 READ_LIMIT = 16 * 1024 * 1024  # numa_maps of a large process
+CGROUP = "sys/fs/cgroup"
 
 
 class EvidenceError(NumaGateError):
@@ -25,7 +28,14 @@ class EvidenceError(NumaGateError):
 
 
 def _inside(root, path):
-    return _fileio.resolve_within(root, path)
+    where = _fileio.resolve_within(root, path)
+    relative = path.lstrip("/")
+    if relative == CGROUP or relative.startswith(CGROUP + "/"):
+        mount = _fileio.resolve_within(root, CGROUP)
+        if where != mount and not where.startswith(mount + os.sep):
+            raise EvidenceError("/%s resolves to %s, outside the cgroup mount %s: not read (cgroup files are read only inside it)"
+                                % (relative, where, mount), path=path)
+    return where
 
 
 def read_text(root, path, limit=READ_LIMIT):

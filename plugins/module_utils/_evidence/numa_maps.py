@@ -9,18 +9,29 @@ Each mapping line has ``N<node>=<pages>`` counts in units of that mapping's
 mappings carry the word ``huge``. Counts are turned into bytes with their own page size, and
 hugetlb bytes are kept per page size, never added to ordinary ones. Transparent huge pages are
 counted by the kernel in base pages (``kernelpagesize_kB=4``), so they are ordinary bytes here.
+
+Every number is a measurement or refused: a page count is a non-negative decimal integer, a page
+size a positive power of two (every page size Linux has), a node id a decimal integer; ``N-1=5``,
+``N0=-5``, ``kernelpagesize_kB=-4`` or ``=3`` name the file, the line, the field and the value.
 """
 
 from __future__ import annotations
 
+import re
+
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import measures
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import nodefs
+
+_NODE = re.compile(r"N([0-9]{1,5})\Z")
 
 
 def _page_bytes(fields, where, number):
-    try:
-        return int(fields.get("kernelpagesize_kB", "4")) * 1024
-    except ValueError as exc:
-        raise nodefs.EvidenceError("%s line %d: kernelpagesize_kB %r is not an integer" % (where, number, fields["kernelpagesize_kB"])) from exc
+    text = fields.get("kernelpagesize_kB", "4")
+    size = measures.count(text, "%s line %d" % (where, number), "kernelpagesize_kB", "a page size in kB", 1)
+    if size & (size - 1):
+        raise nodefs.EvidenceError("%s line %d: kernelpagesize_kB %r is not a page size (a power of two); refused as a measurement"
+                                   % (where, number, text), path=where, field="kernelpagesize_kB")
+    return size * 1024
 
 
 def parse(text, where="numa_maps"):
@@ -37,13 +48,15 @@ def parse(text, where="numa_maps"):
         size = _page_bytes(fields, where, number)
         target = huge.setdefault("%dkB" % (size // 1024), {}) if "huge" in words[2:] else normal
         for key, value in fields.items():
-            if len(key) > 1 and key[0] == "N" and key[1:].isdigit():
-                try:
-                    pages = int(value)
-                except ValueError as exc:
-                    raise nodefs.EvidenceError("%s line %d: %s=%r is not a page count" % (where, number, key, value)) from exc
-                node = str(int(key[1:]))
-                target[node] = target.get(node, 0) + pages * size
+            match = _NODE.match(key)
+            if match is None:
+                if key[:1] == "N" and key[1:2] and key[1:2] in "-+0123456789":
+                    raise nodefs.EvidenceError("%s line %d: %r is not a NUMA node field (N<node id>); refused as a measurement"
+                                               % (where, number, key[:40]), path=where, field=key)
+                continue
+            pages = measures.count(value, "%s line %d" % (where, number), key, "a page count")
+            node = str(int(match.group(1)))
+            target[node] = target.get(node, 0) + pages * size
     return {"normal_bytes": dict(sorted(normal.items(), key=lambda kv: int(kv[0]))),
             "huge_bytes": {k: dict(sorted(v.items(), key=lambda kv: int(kv[0]))) for k, v in sorted(huge.items())},
             "mappings": count}

@@ -8,18 +8,28 @@ For a pod (found by UID): its cgroup, each container cgroup's effective CPU and 
 sets, CPU usage counter, processes, every thread's masks and each process's resident pages per
 node. For a PID: the same for that process and its cgroup. With ``expected_nodes`` (the NUMA
 node(s) the locality oracle expects), each process and container also gets its local-byte
-fraction. Values only: nothing here judges them (that is `reconcile`).
+fraction. Values only: nothing here judges them (that is `reconcile`); a value that cannot be a
+measurement (a negative count, a cgroup path out of the mount) is refused where it is read.
 """
 
 from __future__ import annotations
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import cgroups
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import cpusets
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import nodefs
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import numa_maps
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import threads
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import usage
 
 _EMPTY = {"normal_bytes": {}, "huge_bytes": {}, "mappings": 0}
+_PID_MAX = 4194304  # the kernel's PID_MAX_LIMIT on 64-bit (2**22)
+_NODES_MAX = 1024  # the kernel's MAX_NUMNODES at its largest (NODES_SHIFT 10)
+
+
+def _check_expected(expected_nodes):
+    for node in expected_nodes or []:
+        if isinstance(node, bool) or not isinstance(node, int) or not 0 <= node < _NODES_MAX:
+            raise nodefs.EvidenceError("expected NUMA node %r is not a NUMA node id (an integer from 0 to %d)" % (node, _NODES_MAX - 1), node=node)
 
 
 def process_placement(root, pid, expected_nodes=None):
@@ -52,6 +62,8 @@ def _cgroup_view(root, tree, cgroup, expected_nodes):
 
 def read_pods(root, uids, cgroup_root="/", expected_nodes=None):
     """(hierarchy, [pod placement]) for each UID; a pod with no cgroup is {"uid", "found": False}."""
+    cgroups.relative_path(cgroup_root or "/", "cgroup_root", absolute=False)
+    _check_expected(expected_nodes)
     tree = cgroups.hierarchy(root)
     pods = []
     for uid in uids:
@@ -72,6 +84,10 @@ def read_pods(root, uids, cgroup_root="/", expected_nodes=None):
 
 def read_pids(root, pids, expected_nodes=None):
     """(hierarchy, [process placement with its cgroup's sets]); an ended process is {"pid", "found": False}."""
+    for pid in pids:
+        if isinstance(pid, bool) or not isinstance(pid, int) or not 0 < pid <= _PID_MAX:
+            raise nodefs.EvidenceError("pid %r is not a process id (an integer from 1 to %d)" % (pid, _PID_MAX), pid=pid)
+    _check_expected(expected_nodes)
     tree = cgroups.hierarchy(root)
     found = []
     for pid in pids:

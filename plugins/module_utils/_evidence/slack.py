@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Reservation slack as the collection defines it: reserved capacity minus average use, units kept.
 
-Public: `average_use`, `reservation_slack`, `compare`.
+Public: `average_use`, `reservation_slack`, `topology_cores`, `compare`.
 
 Average use is the change of a cgroup's CPU usage counter over the change of wall time between
 two samples (`usage.read_usage`): logical-CPU-seconds per second ("CPU-equivalents"). A
@@ -18,9 +18,12 @@ from __future__ import annotations
 from fractions import Fraction
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _cpulist
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _shapes
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import inputs
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import nodefs
 
 UNIT = "CPU-equivalents (logical-CPU-seconds per second)"
+_CORES = _shapes.ListOf(_shapes.Fields("a core of the topology facts", {"cpus": _shapes.STR}))
 
 
 def _number(value):
@@ -39,6 +42,8 @@ def _fraction_use(first, second):
 
 def average_use(first, second):
     """{"cpu_seconds", "wall_seconds", "cpu_equivalents", "unit"} between two `read_usage` samples of one cgroup."""
+    first = inputs.check_sample(first, "the first usage sample")
+    second = inputs.check_sample(second, "the second usage sample")
     use, wall = _fraction_use(first, second)
     return {"cpu_seconds": _number(Fraction(second["usage_ns"] - first["usage_ns"], 10 ** 9)), "wall_seconds": _number(Fraction(wall, 10 ** 9)),
             "cpu_equivalents": _number(use), "unit": UNIT}
@@ -62,11 +67,23 @@ def reservation_slack(reserved_cpus, samples, cores):
 
     Each cgroup is counted once: pass containers or their pod, never both (a pod's counter holds its containers').
     """
+    if not isinstance(reserved_cpus, str):
+        raise nodefs.EvidenceError("reserved_cpus must be a cpulist string, got %s" % type(reserved_cpus).__name__, field="reserved_cpus")
+    cores = _shapes.check(cores, _CORES, "topology cores", nodefs.EvidenceError)
+    samples = inputs.check_samples(samples)
     physical, logical, partial = _cores_of(reserved_cpus, cores)
     used = sum((_fraction_use(first, second)[0] for first, second in samples), Fraction(0))
     return {"reserved_cpus": _cpulist.canonical(reserved_cpus), "reserved_physical_cores": physical, "partial_cores": partial,
             "reserved_cpu_equivalents": logical, "used_cpu_equivalents": _number(used), "slack_cpu_equivalents": _number(logical - used),
             "unit": UNIT}
+
+
+def topology_cores(topology):
+    """The ``cores`` of topology facts (the physical cores slack counts in); EvidenceError when the facts have none."""
+    if not isinstance(topology, dict) or "cores" not in topology:
+        raise nodefs.EvidenceError("topology must be the numa_gate_topology facts (a mapping with cores), got %s"
+                                   % ("a mapping without cores" if isinstance(topology, dict) else type(topology).__name__), field="topology")
+    return topology["cores"]
 
 
 def compare(baseline, candidate):

@@ -11,8 +11,12 @@ read is left out.
 
 from __future__ import annotations
 
+import re
+
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _cpulist
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import nodefs
+
+_TID = re.compile(r"[1-9][0-9]{0,9}\Z")
 
 
 def parse_status(text, where):
@@ -38,8 +42,8 @@ def thread_masks(root, pid):
         return None
     found = []
     for name in nodefs.list_dirs(root, task):
-        if not name.isdigit():
-            continue
+        if not _TID.match(name):
+            continue  # not a thread (the kernel names them by decimal tid)
         where = "%s/%s/status" % (task, name)
         text = nodefs.read_text(root, where, 65536)
         if text is None:

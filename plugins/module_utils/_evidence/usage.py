@@ -8,7 +8,8 @@ cgroup v2: ``usage_usec`` of ``cpu.stat`` (microseconds); cgroup v1: ``cpuacct.u
 Both become ``usage_ns``. The counter counts CPU time of the cgroup and all its descendants, so a
 pod's counter already holds its containers': adding both would count the same time twice.
 ``monotonic_ns`` (CLOCK_MONOTONIC of the reading host) is what two samples are compared by;
-``wall_time`` is for the record only.
+``wall_time`` is for the record only. A counter is the kernel's non-negative decimal integer: a
+negative or otherwise implausible value is refused, naming the file and the field, never reported.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from __future__ import annotations
 import posixpath
 import time
 
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import cgroups
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import measures
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import nodefs
 
 
@@ -26,7 +29,7 @@ def _stamp(usage_ns, source):
 
 def read_usage(root, tree, cgroup):
     """{"usage_ns", "source", "monotonic_ns", "wall_time"} for ``cgroup``, or None when no counter is readable."""
-    relative = cgroup.lstrip("/")
+    relative = cgroups.relative_path(cgroup, "cgroup")
     if tree["version"] == 2:
         path = posixpath.join(tree["cpuset"], relative, "cpu.stat")
         text = nodefs.read_text(root, path, 65536)
@@ -35,10 +38,9 @@ def read_usage(root, tree, cgroup):
         for line in text.splitlines():
             key, _sep, value = line.partition(" ")
             if key == "usage_usec":
-                try:
-                    return _stamp(int(value) * 1000, "/" + path + ":usage_usec")
-                except ValueError as exc:
-                    raise nodefs.EvidenceError("%s: usage_usec %r is not an integer" % (path, value), path=path) from exc
+                usec = measures.count(value, "/" + path, "usage_usec", "a CPU usage counter in microseconds")
+                return _stamp(measures.number(usec * 1000, "/" + path, "usage_usec", "a CPU usage counter in nanoseconds"),
+                              "/" + path + ":usage_usec")
         raise nodefs.EvidenceError("%s has no usage_usec line" % path, path=path)
     if tree["cpuacct"] is None:
         return None
@@ -46,7 +48,4 @@ def read_usage(root, tree, cgroup):
     text = nodefs.read_text(root, path, 4096)
     if text is None:
         return None
-    try:
-        return _stamp(int(text.strip()), "/" + path)
-    except ValueError as exc:
-        raise nodefs.EvidenceError("%s: %r is not an integer" % (path, text.strip()), path=path) from exc
+    return _stamp(measures.count(text.strip(), "/" + path, "cpuacct.usage", "a CPU usage counter in nanoseconds"), "/" + path)
