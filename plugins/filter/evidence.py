@@ -15,20 +15,22 @@ from ansible_collections.gpusmith.numa_gate.plugins.plugin_utils.filters import 
 
 def pod_allocations(pods, scope, topology, allocatable_cpus=None):
     """PodResources pods reconciled by scope (never double-counted), devices mapped through the topology's oracle."""
-    def run():
+    def run(pods, scope, topology, allocatable_cpus):
         online = schema.kubelet_node(topology)["online_cpus"]
         return allocations.reconcile_allocations(pods, scope, online, allocatable_cpus, locality.build(topology))
-    return adapt("pod_allocations", run)
+    return adapt("pod_allocations", run, pods, scope, topology, allocatable_cpus)
 
 
 def placement_findings(allocation, placed, container_ids, topology, min_local_fraction=reconcile.DEFAULT_MIN_LOCAL_FRACTION):
     """Findings for one pod: its reconciled allocation against its placement_info entry and the oracle."""
-    return adapt("placement_findings", lambda: reconcile.reconcile_pod(allocation, placed, container_ids, locality.build(topology), min_local_fraction))
+    def run(allocation, placed, container_ids, topology, min_local_fraction):
+        return reconcile.reconcile_pod(allocation, placed, container_ids, locality.build(topology), min_local_fraction)
+    return adapt("placement_findings", run, allocation, placed, container_ids, topology, min_local_fraction)
 
 
 def reservation_slack(reserved_cpus, samples, topology):
     """Slack of one reservation from pairs of usage samples, physical cores from the topology (SMT-aware)."""
-    return adapt("reservation_slack", lambda: slack.reservation_slack(reserved_cpus, [tuple(pair) for pair in samples], topology["cores"]))
+    return adapt("reservation_slack", lambda r, s, t: slack.reservation_slack(r, s, slack.topology_cores(t)), reserved_cpus, samples, topology)
 
 
 def metrics_rates(second, first):

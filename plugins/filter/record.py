@@ -36,7 +36,7 @@ def acceptance_html(value):
 
 def acceptance_fleet(records):
     """index.html: every record's verdict on one page."""
-    return adapt("acceptance_fleet", html.fleet, list(records))
+    return adapt("acceptance_fleet", html.fleet, records)
 
 
 def canary_manifest(params=None):

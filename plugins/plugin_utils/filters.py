@@ -19,19 +19,30 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._errors import NumaGateError
 
 
-def plain(value):
-    """``value`` as plain dicts, lists and scalars (mappings and sequences copied, strings kept)."""
+MAX_DEPTH = 100  # levels of mappings and lists in one argument: far above any input of this collection, far below Python's recursion limit
+
+
+class NestingError(NumaGateError, ValueError):
+    """A filter argument nested deeper than MAX_DEPTH: refused by name, never a RecursionError."""
+
+
+def plain(value, _depth=0):
+    """``value`` as plain dicts, lists and scalars (mappings and sequences copied, strings kept); NestingError past MAX_DEPTH levels."""
+    if _depth > MAX_DEPTH:
+        raise NestingError("an argument is nested deeper than %d levels of mappings and lists; not read" % MAX_DEPTH)
     if isinstance(value, Mapping):
-        return {plain(key): plain(item) for key, item in value.items()}
+        return {plain(key, _depth + 1): plain(item, _depth + 1) for key, item in value.items()}
     if isinstance(value, (list, tuple)) or (isinstance(value, Sequence) and not isinstance(value, (str, bytes))):
-        return [plain(item) for item in value]
+        return [plain(item, _depth + 1) for item in value]
     return value
 
 
 def adapt(name, func, *args, **kwargs):
     """Call ``func``; a NumaGateError (or a stray ValueError / decimal error) becomes AnsibleFilterError "<name>: <message>"."""
     try:
-        return func(*[plain(arg) for arg in args], **{key: plain(value) for key, value in kwargs.items()})
+        args = [plain(arg) for arg in args]
+        kwargs = {key: plain(value) for key, value in kwargs.items()}
+        return func(*args, **kwargs)
     except (NumaGateError, ValueError, DecimalException) as exc:
         # NumaGateError names the value and the rule; decimal's errors are ArithmeticErrors, not ValueErrors.
         raise AnsibleFilterError("%s: %s" % (name, exc)) from exc

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _cpulist
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import devices as _devices
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import inputs
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import nodefs
 
 SCOPES = ("pod", "container")
@@ -92,8 +93,12 @@ def reconcile_allocations(pods, scope, online_cpus, allocatable_cpus=None, oracl
     cpu_ids, when read. Each pod's exclusive CPUs are counted once: its pod-level set under pod
     scope, the union of its exclusive containers' sets otherwise.
     """
-    if scope not in SCOPES:
+    if isinstance(scope, (dict, list)) or scope not in SCOPES:
         raise nodefs.EvidenceError("topology manager scope %r is not one of %s" % (scope, ", ".join(SCOPES)), scope=scope)
+    pods = inputs.check_pods(pods)
+    if allocatable_cpus is not None and not isinstance(allocatable_cpus, str):
+        raise nodefs.EvidenceError("allocatable_cpus must be a cpulist string (GetAllocatableResources cpu_ids) or null, got %s"
+                                   % type(allocatable_cpus).__name__, field="allocatable_cpus")
     reconciled = [_one(pod, scope, oracle) for pod in pods]
     held = [p["pod_cpus"] if p["pod_cpus"] is not None else _cpulist.union(*p["exclusive"].values()) for p in reconciled]
     exclusive = _cpulist.union(*held) if held else ""

@@ -17,6 +17,7 @@ the pod's or the node's shared pool), ``thread_masks`` (every thread inside that
 from __future__ import annotations
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _cpulist
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import inputs
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import numa_maps
 
 DEFAULT_MIN_LOCAL_FRACTION = 0.95
@@ -53,7 +54,11 @@ def _container_checks(label, name, expected, source, view):
 
 
 def reconcile_pod(allocation, placed, container_ids, oracle, min_local_fraction=DEFAULT_MIN_LOCAL_FRACTION):
-    """[finding] for one pod (see the module docstring)."""
+    """[finding] for one pod (see the module docstring); every input's shape is checked first (`inputs`)."""
+    allocation = inputs.check_allocation(allocation)
+    placed = inputs.check_placed(placed)
+    container_ids = inputs.check_container_ids(container_ids)
+    min_local_fraction = inputs.check_fraction(min_local_fraction)
     label = allocation["pod"]
     findings = list(allocation.get("findings", []))
     views = {c["id"]: c for c in (placed or {}).get("containers", [])}

@@ -15,6 +15,7 @@ from urllib.parse import quote
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import escape
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import sections as _sections
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import shapes
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import svg
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import verdict as _verdict
 
@@ -54,7 +55,8 @@ def _slug(title):
 
 
 def page(record):
-    """acceptance.html of one record: the verdict and its reasons, the node drawing, then every section."""
+    """acceptance.html of one record: the verdict and its reasons, the node drawing, then every section (its shape checked first)."""
+    record = shapes.check_record(record)
     verdict = record["verdict"]["verdict"]
     if verdict not in _verdict.VERDICTS:
         verdict = "defer"
@@ -81,7 +83,7 @@ def _strongest(record):
 
 def fleet(records):
     """index.html: every node's verdict, its first reason of that effect, counts, and a relative link to its page."""
-    records = sorted(records, key=lambda r: str(r["host"]))
+    records = sorted(shapes.check_fleet(records), key=lambda r: str(r["host"]))
     counts = dict((v, 0) for v in _verdict.VERDICTS)
     for record in records:
         counts[record["verdict"]["verdict"]] = counts.get(record["verdict"]["verdict"], 0) + 1

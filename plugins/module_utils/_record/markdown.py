@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import escape
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import sections as _sections
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import shapes
 
 NO_EVIDENCE = "no evidence in this record (topology only)"
 
@@ -20,7 +21,8 @@ def _table(headers, rows):
 
 
 def render(record):
-    """The Markdown text of one acceptance record."""
+    """The Markdown text of one acceptance record (its shape checked first: `shapes.check_record`)."""
+    record = shapes.check_record(record)
     verdict = record["verdict"]
     lines = ["# Acceptance record: %s" % escape.md_text(record["host"]), "",
              "**Verdict: %s** (schema_version %d, mode %s, generated %s)" % (

@@ -19,6 +19,7 @@ from __future__ import annotations
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _cpulist
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan import locality
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import configdiff
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import shapes
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import verdict as _verdict
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.errors import RecordError
 
@@ -30,11 +31,14 @@ _NIC_KEYS = ("name", "pci_address", "driver", "numa_node", "numa_source", "sysfs
 
 
 def _inputs(inputs):
+    if inputs is not None and not isinstance(inputs, dict):
+        raise RecordError("acceptance record: inputs must be a mapping of %s, got %s" % (", ".join(INPUT_KEYS), type(inputs).__name__))
     inputs = dict(inputs or {})
-    unknown = sorted(set(inputs) - set(INPUT_KEYS))
+    unknown = sorted(set(inputs) - set(INPUT_KEYS), key=str)
     if unknown:
-        raise RecordError("acceptance record: unknown inputs %s (known: %s)" % (", ".join(unknown), ", ".join(INPUT_KEYS)), keys=unknown)
-    return inputs
+        raise RecordError("acceptance record: unknown inputs %s (known: %s)" % (", ".join(str(key) for key in unknown), ", ".join(INPUT_KEYS)),
+                          keys=unknown)
+    return shapes.check_inputs(inputs)
 
 
 def device_identities(topology):
@@ -120,12 +124,14 @@ def _accepted(previous):
     if not isinstance(previous, dict) or previous.get("schema_version") != SCHEMA_VERSION:
         raise RecordError("acceptance record: the previous record has schema_version %r; this collection reads %d"
                           % ((previous or {}).get("schema_version") if isinstance(previous, dict) else previous, SCHEMA_VERSION))
+    previous = shapes.S.check(previous, shapes.PREVIOUS, "inputs.previous", RecordError)
     return (previous.get("verdict") or {}).get("accepted")
 
 
 def build(topology, host, inputs=None):
     """The acceptance record of ``host`` (see the module docstring and docs/acceptance-record.md)."""
     inputs = _inputs(inputs)
+    shapes.check_host(host)
     if not isinstance(topology, dict):
         raise RecordError("acceptance record: the topology facts must be a mapping, got %s" % type(topology).__name__)
     oracle = locality.build(topology)  # reads the facts through _facts.schema; a LocalityError names what is wrong

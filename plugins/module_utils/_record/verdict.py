@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import fnmatch
 
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import shapes
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.errors import RecordError
 
 VERDICTS = ("adopt", "restrict", "defer", "revalidate")
@@ -233,8 +234,9 @@ def _change_reasons(current, accepted, revalidated):
 
 def decide(evidence, policy=None, accepted=None):
     """{"verdict", "reasons", "accepted"} for one node's evidence (keys: EVIDENCE_KEYS) and the operator's policy (POLICY_KEYS)."""
-    evidence = _check_keys(evidence, EVIDENCE_KEYS, "evidence")
+    evidence = shapes.check_evidence(_check_keys(evidence, EVIDENCE_KEYS, "evidence")) or {}
     policy = _check_keys(policy, POLICY_KEYS, "policy")
+    accepted = shapes.check_accepted(accepted)
     versions = evidence.get("versions") or {}
     current = watched_values(versions, evidence.get("devices"))
     reasons = _version_reasons(versions, bool(evidence.get("has_gpus")), policy)
