@@ -17,6 +17,11 @@ description:
     per NUMA node from C(numa_maps) in bytes with huge pages apart, and the cgroup's CPU usage counter with its timestamp.
   - With O(expected_numa_nodes), each process and container also gets its local-byte fraction.
   - Reads only. The findings (agreement with PodResources and the locality oracle) are the C(placement_findings) filter's.
+  - A value that cannot be a measurement - a negative or signed page count, a page size that is not a positive power of two,
+    a negative usage counter, a PID in C(cgroup.procs) that is not a positive integer - fails the task naming the file, the
+    field and the value; it is never reported. A cgroup path with a C(..) component (from C(/proc/<pid>/cgroup), as the kernel
+    writes it for a process in another cgroup namespace, or in O(cgroup_root)), or a link that leads out of C(sys/fs/cgroup),
+    is refused, never read.
 options:
   root:
     description:

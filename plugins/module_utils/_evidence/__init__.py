@@ -4,9 +4,11 @@
 
 Import the submodules explicitly; this file holds only this map.
 
-- ``nodefs``: `EvidenceError`, `read_text`, `list_dirs`, `is_dir`, `is_file` (node files through _fileio).
+- ``nodefs``: `EvidenceError`, `read_text`, `list_dirs`, `is_dir`, `is_file` (node files through _fileio; cgroup files inside the mount).
+- ``measures``: `count`, `number` (a measurement is the kernel's non-negative decimal integer or refused).
+- ``inputs``: the shapes of the evidence filters' inputs (`check_pods`, `check_allocation`, `check_placed`, `check_samples`, ...).
 - ``layout``: `pod_cgroup_candidates`, `container_of`, `is_pod_uid`, `QOS_CLASSES`, `DRIVERS` (the kubelet's cgroup names).
-- ``cgroups``: `hierarchy`, `find_pod`, `cgroup_of_pid`.  ``cpusets``: `effective_sets`, `processes`.
+- ``cgroups``: `hierarchy`, `find_pod`, `cgroup_of_pid`, `relative_path`.  ``cpusets``: `effective_sets`, `processes`.
 - ``threads``: `thread_masks`, `parse_status`.  ``numa_maps``: `parse`, `resident`, `local_fraction`, `add`.
 - ``usage``: `read_usage`.  ``placement``: `read_pods`, `read_pids`, `process_placement` (the placement_info reading).
 - ``podresources``: the proto, its generated client and `podresources.client.read`.
