@@ -43,7 +43,7 @@ options:
   host:
     description:
       - The inventory host whose artifacts these are; they go into the folder C(<dest>/<host>).
-      - Give the host name here rather than inside O(dest), so that it is checked as one folder name: a host
+      - Give the host name here rather than inside O(dest), so that it is checked as one folder name; a host
         named C(../../x), C(..) or C(node-b/../node-a) is refused before anything is written.
     type: str
   subdir:
