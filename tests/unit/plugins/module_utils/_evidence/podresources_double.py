@@ -6,7 +6,8 @@ It compiles PROTO (the collection's api.proto, or a copy) with grpc_tools.protoc
 folder at start and serves `v1.PodResourcesLister` from those stubs on the unix SOCKET: List and Get
 answer from ANSWERS.json (a ListPodResourcesResponse as protobuf JSON, snake_case names),
 GetAllocatableResources from its "allocatable" key. It imports nothing from the collection (its
-own stubs, its own process: no clash with the collection's generated code in one descriptor pool).
+own stubs, in its own process on the venv's grpcio and protobuf: its generated code never meets the
+client under test, which tests/protobuf_matrix runs on other versions).
 --strip-pod-level compiles the proto without PodResources fields 4 and 5, as the kubelet's
 api.proto was at k8s.io/kubelet v0.37.0-beta.0, so the answer carries no pod-level fields: an older
 kubelet on the wire. --refuse answers METHOD with that gRPC status code, as a kubelet refusing it.
