@@ -16,7 +16,7 @@ def fmt(seconds):
 
 
 def report(rows, total):
-    width = max([len(name) for name, _, _ in rows] + [len("total")])
+    width = max([len(row[0]) for row in rows] + [len("total")])
     lines = ["", "make test: time per stage"]
     for name, seconds, status in rows:
         lines.append("  %-*s  %8s  %s" % (width, name, fmt(seconds), status))

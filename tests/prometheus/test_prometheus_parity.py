@@ -90,7 +90,7 @@ class Run:
         while True:
             self.check_time("no Prometheus sample after the state froze")
             result = api(self.base, "/api/v1/query", query='vllm:time_to_first_token_seconds_count[5s]', time="%.3f" % time.time())["result"]
-            after = [float(stamp) for stamp, _ in (result[0]["values"] if result else []) if float(stamp) > frozen]
+            after = [float(point[0]) for point in (result[0]["values"] if result else []) if float(point[0]) > frozen]
             if after:
                 return {"at": min(after), "text": self.service.text()}
             time.sleep(0.2)
@@ -192,5 +192,5 @@ def test_scrape_path_and_query_path_agree(run, window):
 def test_counts_are_integers_not_extrapolated(run):
     # The window ends are sample times: increase() is the exact difference (no extrapolation, no fraction of a request).
     measured = scrape(run, "A")
-    for _, count in measured["metrics"]["itl"]["buckets"]:
+    for unused_bound, count in measured["metrics"]["itl"]["buckets"]:
         assert count == math.floor(count)

@@ -53,7 +53,7 @@ class Service:
         with self.lock:
             for index in range(requests):
                 self.ttft.observe(ttft_median * self.random.lognormvariate(0.0, 0.8))
-                for _ in range(10):
+                for unused_try in range(10):
                     if self.random.random() < slow_itl_fraction:
                         self.itl.observe(80.0 + self.random.uniform(1.0, 100.0))
                     else:

@@ -129,9 +129,9 @@ def _metric_refusals(runs, settings):
             found.append("%s is missing from %s" % (name, ", ".join(missing)))
             continue
         reference_run, reference = present[0]
-        ref_bounds = set(le for le, _ in reference["buckets"])
+        ref_bounds = set(bucket[0] for bucket in reference["buckets"])
         for run, entry in present[1:]:
-            bounds = set(le for le, _ in entry["buckets"])
+            bounds = set(bucket[0] for bucket in entry["buckets"])
             if bounds != ref_bounds:
                 parts = ["only in %s: %s" % (run_name(reference_run), _bounds_text(ref_bounds - bounds)) if ref_bounds - bounds else "",
                          "only in %s: %s" % (run_name(run), _bounds_text(bounds - ref_bounds)) if bounds - ref_bounds else ""]

@@ -93,7 +93,7 @@ def _latency(runs, settings):
             continue
         per_run = {id(run): stats.window_quantiles(run["window"]["metrics"][key], settings["quantiles"]) for run in runs}
         table[key] = {
-            "name": entries[0]["name"], "buckets": [le for le, _ in entries[0]["buckets"]],
+            "name": entries[0]["name"], "buckets": [bucket[0] for bucket in entries[0]["buckets"]],
             "observations": {side: [run["window"]["metrics"][key]["count"] for run in runs if run["side"] == side] for side in SIDES},
             "quantiles": {label: _row(runs, lambda run, label=label, per_run=per_run: per_run[id(run)][label], " s")
                           for label in (stats.quantile_label(q) for q in settings["quantiles"])},

@@ -97,7 +97,7 @@ def _matches(labels, match):
 
 def _kind(parsed, name):
     types, samples = parsed["types"], parsed["samples"]
-    if types.get(name) == "summary" or any("quantile" in labels for labels, _ in samples.get(name, [])):
+    if types.get(name) == "summary" or any("quantile" in sample[0] for sample in samples.get(name, [])):
         return "summary"
     if name + "_bucket" in samples:
         return "histogram"

@@ -22,8 +22,6 @@ guessed 0).
 
 from __future__ import annotations
 
-import os
-
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _cpulist
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import cpus as _cpus
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import sysfs

@@ -382,7 +382,6 @@ def read_cpumask_ids(path, root=None):
         return None, _parse_warning(path, text, exc)
 
 
-
 def read_cpu_ids(list_path, mask_path=None, root=None):
     """Like read_cpus, but the CPU ids as a sorted list."""
     value, warning = read_cpulist_ids(list_path, root) if list_path else (None, None)

@@ -22,6 +22,7 @@ URL is shown with its userinfo masked (`urls`), everywhere. Paths are the API's 
 from __future__ import annotations
 
 import json
+import math
 import time
 import urllib.parse
 
@@ -66,7 +67,7 @@ def connect(kubeconfig=None, context=None, timeout=REQUEST_TIMEOUT):
 
     ``timeout``: each request's deadline in seconds, and the exec credential plugin's.
     """
-    if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or not timeout > 0:
+    if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or not math.isfinite(timeout) or timeout <= 0:
         raise NumaGateError("request_timeout must be more than 0 seconds, not %r" % (timeout,))
     return Api(_kubeconfig.load(kubeconfig, context, exec_timeout=timeout), timeout=timeout)
 

@@ -23,8 +23,8 @@ def counter(name, by):
 def run(side, start, seed, ttft_scale=0.2, itl_scale=0.03, requests=240, errors=0, duration=60.0, hits=100.0, queries=1000.0,
         ttft_bounds=TTFT, warmup=False, images=None, load=None):
     rng = random.Random(seed)
-    ttft = [ttft_scale * rng.lognormvariate(0.0, 0.5) for _ in range(requests)]
-    itl = [itl_scale * rng.lognormvariate(0.0, 0.4) for _ in range(requests * 10)]
+    ttft = [ttft_scale * rng.lognormvariate(0.0, 0.5) for unused_request in range(requests)]
+    itl = [itl_scale * rng.lognormvariate(0.0, 0.4) for unused_token in range(requests * 10)]
     metrics = {
         "ttft": histogram("vllm:time_to_first_token_seconds", ttft, ttft_bounds),
         "itl": histogram("vllm:inter_token_latency_seconds", itl, ITL),

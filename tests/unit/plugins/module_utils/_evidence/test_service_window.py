@@ -138,7 +138,7 @@ def test_query_window_reads_increases_over_the_exact_range():
     assert result["metrics"]["requests"]["total"] == 6.0
     assert result["metrics"]["prefix_cache_hits"]["type"] == "summary"
     assert result["metrics"]["itl"]["type"] is None
-    assert {(time, timeout) for _, time, timeout in fake.asked} == {("160.000", 3)}
+    assert {(asked[1], asked[2]) for asked in fake.asked} == {("160.000", 3)}
 
 
 def test_query_errors_name_the_query():

@@ -36,8 +36,8 @@ def table(result):
     lines = ["| metric | quantile | baseline min / median / max | canary min / median / max | finding |", "|---|---|---|---|---|"]
     for key, entry in result["table"]["latency"].items():
         for label, row in entry["quantiles"].items():
-            lines.append("| %s | %s | %s | %s | %s |" % (key, label, *(" / ".join("%.4f" % row[side][k] for k in ("min", "median", "max"))
-                                                                      for side in ("baseline", "canary")), row["finding"]))
+            sides = [" / ".join("%.4f" % row[side][k] for k in ("min", "median", "max")) for side in ("baseline", "canary")]
+            lines.append("| %s | %s | %s | %s | %s |" % (key, label, sides[0], sides[1], row["finding"]))
     return "\n".join(lines)
 
 
