@@ -93,7 +93,8 @@ def run(eph, shim_dir, playbook):
     env["PATH"] = shim_dir + os.pathsep + env["PATH"]
     before_records, cpu, start = records(eph), children_cpu(), time.monotonic()
     done = subprocess.run([os.path.join(BIN, "ansible-playbook"), "-i", os.path.join(eph, "inventory"),
-                           os.path.join(REPO, "playbooks", playbook), "-e", "numa_gate_hosts=all"], cwd=REPO, env=env, capture_output=True, text=True, check=False)
+                           os.path.join(REPO, "playbooks", playbook), "-e", "numa_gate_hosts=all"],
+                          cwd=REPO, env=env, capture_output=True, text=True, check=False)
     wall, cpu = time.monotonic() - start, children_cpu() - cpu
     if done.returncode != 0:
         sys.exit("%s failed (rc %d):\n%s" % (playbook, done.returncode, done.stdout[-4000:]))

@@ -23,7 +23,7 @@ ALLOCATIONS = {"scope": "pod", "pods": [{}], "node": {}, "findings": []}
 
 def deep(levels):
     value = "x"
-    for _ in range(levels):
+    for unused_level in range(levels):
         value = [value]
     return value
 
