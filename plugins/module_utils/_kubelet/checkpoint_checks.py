@@ -93,7 +93,7 @@ def _fmt(cpus):
 
 def _static_cpu_problem(report, target):
     default = set(_cpulist.parse(report.get("default_cpu_set") or ""))
-    assignments = {(pod, name): set(_cpulist.parse(cpus)) for pod, containers in (report.get("entries") or {}).items()
+    assignments = {(pod, name): set(_cpulist.parse(cpus or "")) for pod, containers in (report.get("entries") or {}).items()
                    for name, cpus in (containers or {}).items()}
     if not default:
         return "default cpuset cannot be empty" if assignments else None

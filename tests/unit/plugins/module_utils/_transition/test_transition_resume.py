@@ -14,7 +14,6 @@ import pytest
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._errors import NumaGateError
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_state import journal, transitions
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import cordon, record, resume
-from ansible_collections.gpusmith.numa_gate.plugins.filter import transition as transition_filter
 
 ID = "20261201T090000Z"
 
@@ -196,12 +195,3 @@ def test_bad_input_is_named(args, message):
     with pytest.raises(NumaGateError) as caught:
         resume.plan(*args)
     assert str(caught.value) == message
-
-
-def test_the_filter_adapts_it():
-    from ansible.errors import AnsibleFilterError  # pylint: disable=import-outside-toplevel
-    assert transition_filter.FilterModule().filters() == {"transition_resume": transition_filter.transition_resume}
-    assert transition_filter.transition_resume({"steps": {}}, False, False, False)["cordons"] is True
-    with pytest.raises(AnsibleFilterError) as caught:
-        transition_filter.transition_resume({}, "no", False, False)
-    assert str(caught.value) == "transition_resume: resumed must be true or false, not 'no'"
