@@ -11,6 +11,7 @@ from ansible.plugins.action import ActionBase
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import nodefs
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import service_query
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import service_window
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import urls
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.outcome import outcome
 
 ARGUMENT_SPEC = {
@@ -27,11 +28,12 @@ ARGUMENT_SPEC = {
 }
 
 
-def read_window(args, clock=time.time, opener=None):
-    """The action's result from validated ``args`` (pure but for the request): {"changed", "scrape"?, "window"?}."""
+def read_window(args, clock=time.time):
+    """The action's result from validated ``args`` (but for the one read, pure): {"changed", "scrape"?, "window"?}.
+
+    Each read is bounded by ``timeout`` (one deadline for the whole exchange) and ``max_bytes`` (`service_query`).
+    """
     request = {"timeout": args["timeout"], "max_bytes": args["max_bytes"], "headers": args["headers"]}
-    if opener is not None:
-        request["opener"] = opener
     if bool(args["metrics_url"]) == bool(args["prometheus_url"]):
         raise nodefs.EvidenceError("service_window needs exactly one of metrics_url (a scrape of the service) and prometheus_url (a query)")
     if args["prometheus_url"]:
@@ -40,7 +42,7 @@ def read_window(args, clock=time.time, opener=None):
         return {"changed": False, "window": service_query.query_window(args["prometheus_url"], args["start"], args["end"],
                                                                        args["mapping"], args["match"], **request)}
     text = service_query.fetch_metrics_text(args["metrics_url"], **request)
-    scrape = {"url": args["metrics_url"], "timestamp": round(clock(), 3), "text": service_window.trim(text, args["mapping"])}
+    scrape = {"url": urls.mask_url(args["metrics_url"]), "timestamp": round(clock(), 3), "text": service_window.trim(text, args["mapping"])}
     answer = {"changed": False, "scrape": scrape}
     if args["previous"]:
         answer["window"] = service_window.scrape_window(args["previous"], scrape, args["mapping"], args["match"])

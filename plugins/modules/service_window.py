@@ -27,7 +27,10 @@ options:
     description: The C(scrape) of an earlier run of this module against the same service (the start of the measured part).
     type: dict
   prometheus_url:
-    description: The Prometheus server, for example C(http://prometheus:9090).
+    description:
+      - The Prometheus server, for example C(http://prometheus:9090).
+      - A C(user:password@) in this or O(metrics_url) is sent as basic authentication (unless O(headers) has an C(Authorization))
+        and masked in every message and in C(scrape.url). The environment's C(http_proxy), C(https_proxy) and C(no_proxy) apply.
     type: str
   start:
     description: The start of the measured part, seconds since the epoch (with O(prometheus_url)).
@@ -48,7 +51,9 @@ options:
     type: dict
     default: {}
   timeout:
-    description: Seconds each request may take.
+    description:
+      - Seconds each request may take, from connecting to the last byte of the answer (one deadline for the whole exchange,
+        so a server that trickles its answer ends there too; no retry).
     type: float
     default: 10.0
   max_bytes:

@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """A measured window read from the operator's Prometheus server over its HTTP API (controller side).
 
-Public: `query_window`, `instant_query`, `fetch_metrics_text`, `DEFAULT_TIMEOUT`, `DEFAULT_MAX_BYTES`.
+Public: `query_window`, `instant_query`, `fetch_metrics_text`, `new_pool`, `DEFAULT_TIMEOUT`, `DEFAULT_MAX_BYTES`.
 
 For a window ``[start, end]`` each metric is asked at ``time=end`` with a range of exactly
 ``end - start`` (in milliseconds): ``increase(<name>_bucket{match}[<w>ms])``, ``_count``, ``_sum``
@@ -13,23 +13,36 @@ the server's own scrape times, ``increase`` is the exact difference of the sampl
 path and this one give the same numbers; otherwise Prometheus extrapolates to the window's ends,
 as a dashboard does. A metric with a ``quantile`` label is a summary (``{"type": "summary"}``).
 
-Every request has a timeout and a bound on the bytes read; a failed query names the query and
-Prometheus' error.
+Every read is one exchange over `_transition.transport` (a urllib3 pool bound by `transport.bound`):
+one deadline, ``timeout`` seconds, for the whole exchange (connect, headers, body: a server that
+trickles a byte every 2 s ends there too), at most ``max_bytes`` of body, no retry. The proxy is
+the one the environment names (``http_proxy``, ``https_proxy``, ``no_proxy``); a URL's
+``user:password@`` is sent as basic authentication (unless ``headers`` has an ``Authorization``)
+and shown masked in every message. A failed query names the query and Prometheus' error.
 """
 
 from __future__ import annotations
 
 import json
-import urllib.error
+import time
 import urllib.parse
 import urllib.request
+
+try:
+    import urllib3
+    HAS_URLLIB3 = True
+except ImportError:  # pragma: no cover - the kubernetes client requires urllib3
+    HAS_URLLIB3 = False
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import nodefs
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.histogram_quantile import parse_le
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.service_window import aggregate, le_text, metric_names
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import transport, urls
 
 DEFAULT_TIMEOUT = 10.0
 DEFAULT_MAX_BYTES = 4 * 1024 * 1024
+# How much of an error answer's body a message quotes.
+QUOTED = 200
 
 
 def _selector(name, match):
@@ -39,47 +52,97 @@ def _selector(name, match):
                                       for key, value in sorted(match.items())))
 
 
-def _read(url, request, what, timeout, max_bytes, opener):
+def _seconds(value):
+    return ("%.3f" % float(value)).rstrip("0").rstrip(".")
+
+
+def new_pool(url):
+    """A urllib3 PoolManager (a ProxyManager where the environment names a proxy for ``url``), bound by `transport.bound`."""
+    if not HAS_URLLIB3:
+        raise nodefs.EvidenceError("reading %s needs the Python library urllib3" % urls.mask_url(url))
+    parsed = urllib.parse.urlsplit(url)
+    proxy = urllib.request.getproxies().get(parsed.scheme)
+    if proxy and not urllib.request.proxy_bypass(parsed.hostname or ""):
+        return transport.bound(urllib3.ProxyManager(proxy))
+    return transport.bound(urllib3.PoolManager())
+
+
+def _split_auth(url, headers):
+    """(url without userinfo, headers with basic authentication from it where none is given)."""
+    parsed = urllib.parse.urlsplit(url)
+    if parsed.username is None and parsed.password is None:
+        return url, dict(headers)
+    netloc = parsed.netloc.rpartition("@")[2]
+    bare = urllib.parse.urlunsplit((parsed.scheme, netloc, parsed.path, parsed.query, parsed.fragment))
+    if any(key.lower() == "authorization" for key in headers):
+        return bare, dict(headers)
+    auth = "%s:%s" % (urllib.parse.unquote(parsed.username or ""), urllib.parse.unquote(parsed.password or ""))
+    return bare, dict(headers, Authorization=urllib3.util.make_headers(basic_auth=auth)["authorization"])
+
+
+def _get(url, headers, timeout, max_bytes, pool, what):
+    """(status, body) of one bounded GET of ``url``; ``what``: the messages, "late" (before the deadline and how far
+    the answer got), "down" and "encoded" (before the reason), "large" (whole)."""
+    target, headers = _split_auth(url, headers)
+    pool = pool if pool is not None else new_pool(target)
+    secrets = urls.userinfo(url)
     try:
-        with opener(request, timeout=timeout) as response:
-            body = response.read(max_bytes + 1)
-    except urllib.error.HTTPError as exc:
-        body = exc.read(max_bytes + 1)
-    except (urllib.error.URLError, OSError) as exc:
-        raise nodefs.EvidenceError("%s at %s did not answer: %s" % (what, url, getattr(exc, "reason", exc))) from exc
-    if len(body) > max_bytes:
-        raise nodefs.EvidenceError("%s at %s is larger than %d bytes" % (what, url, max_bytes))
-    return body
+        return transport.exchange(pool, "GET", target, headers, None, time.monotonic() + float(timeout), max_bytes)
+    except transport.TooLarge as exc:
+        raise nodefs.EvidenceError(what["large"]) from exc
+    except transport.Expired as exc:
+        raise nodefs.EvidenceError("%s within the %ss deadline (%s)" % (what["late"], _seconds(timeout), exc.stage)) from exc
+    except transport.Refused as exc:
+        raise nodefs.EvidenceError("%s: %s (%s)" % (what["encoded"], exc, exc.stage)) from exc
+    except transport.TransportError as exc:
+        raise nodefs.EvidenceError("%s: %s" % (what["down"], urls.mask_text(str(exc), secrets))) from exc
 
 
-def fetch_metrics_text(url, timeout=DEFAULT_TIMEOUT, max_bytes=DEFAULT_MAX_BYTES, headers=None, opener=urllib.request.urlopen):
-    """The body of one GET of a service's ``/metrics`` (text format), bounded in time and size."""
-    request = urllib.request.Request(url, headers=dict(headers or {}, Accept="text/plain; version=0.0.4"))
-    return _read(url, request, "the service's metrics", timeout, max_bytes, opener).decode("utf-8", "replace")
+def _quote(body):
+    text = " ".join(body.decode("utf-8", "replace").split())
+    return text[:QUOTED] + ("..." if len(text) > QUOTED else "")
 
 
-def instant_query(url, query, at, timeout=DEFAULT_TIMEOUT, max_bytes=DEFAULT_MAX_BYTES, headers=None, opener=urllib.request.urlopen):
-    """The ``result`` list of ``GET <url>/api/v1/query?query=...&time=at`` (a vector)."""
+def fetch_metrics_text(url, timeout=DEFAULT_TIMEOUT, max_bytes=DEFAULT_MAX_BYTES, headers=None, pool=None):
+    """The body of one GET of a service's ``/metrics`` (text format), bounded in time and size.
+
+    ``pool``: a `new_pool` to reuse (one is made for this read when None).
+    """
+    masked = urls.mask_url(url)
+    what = {"late": "the service's metrics at %s: no whole answer" % masked,
+            "down": "the service's metrics at %s did not answer" % masked, "encoded": "the service's metrics at %s" % masked,
+            "large": "the service's metrics at %s is larger than %d bytes" % (masked, max_bytes)}
+    status, body = _get(url, dict(headers or {}, Accept="text/plain; version=0.0.4"), timeout, max_bytes, pool, what)
+    if not 200 <= status <= 299:
+        raise nodefs.EvidenceError("the service's metrics at %s answered HTTP %d: %s" % (masked, status, _quote(body)))
+    return body.decode("utf-8", "replace")
+
+
+def instant_query(url, query, at, timeout=DEFAULT_TIMEOUT, max_bytes=DEFAULT_MAX_BYTES, headers=None, pool=None):
+    """The ``result`` list of ``GET <url>/api/v1/query?query=...&time=at`` (a vector).
+
+    ``pool``: a `new_pool` to reuse (`query_window` passes one for all its queries; one is made for this read when None).
+    """
+    masked = urls.mask_url(url)
     target = "%s/api/v1/query?%s" % (url.rstrip("/"), urllib.parse.urlencode({"query": query, "time": "%.3f" % at}))
-    request = urllib.request.Request(target, headers=dict(headers or {}, Accept="application/json"))
-    try:
-        with opener(request, timeout=timeout) as response:
-            body = response.read(max_bytes + 1)
-    except urllib.error.HTTPError as exc:
-        body = exc.read(max_bytes + 1)
-    except (urllib.error.URLError, OSError) as exc:
-        raise nodefs.EvidenceError("Prometheus at %s did not answer the query %s: %s" % (url, query, getattr(exc, "reason", exc))) from exc
-    if len(body) > max_bytes:
-        raise nodefs.EvidenceError("Prometheus' answer to %s is larger than %d bytes: narrow the query (match labels)" % (query, max_bytes))
+    what = {"late": "Prometheus at %s: no whole answer to the query %s" % (masked, query),
+            "down": "Prometheus at %s did not answer the query %s" % (masked, query), "encoded": "Prometheus at %s, the query %s" % (masked, query),
+            "large": "Prometheus' answer to %s is larger than %d bytes: narrow the query (match labels)" % (query, max_bytes)}
+    status, body = _get(target, dict(headers or {}, Accept="application/json"), timeout, max_bytes, pool, what)
     try:
         answer = json.loads(body.decode("utf-8"))
     except ValueError as exc:
-        raise nodefs.EvidenceError("Prometheus at %s answered %s with something that is not JSON: %s" % (url, query, exc)) from exc
+        if not 200 <= status <= 299:
+            raise nodefs.EvidenceError("Prometheus at %s answered the query %s with HTTP %d: %s" % (masked, query, status, _quote(body))) from exc
+        raise nodefs.EvidenceError("Prometheus at %s answered %s with something that is not JSON: %s" % (masked, query, exc)) from exc
+    if not isinstance(answer, dict):
+        raise nodefs.EvidenceError("Prometheus at %s answered %s with a JSON %s, not an object" % (masked, query, type(answer).__name__))
     if answer.get("status") != "success":
         raise nodefs.EvidenceError("Prometheus refused the query %s: %s: %s" % (query, answer.get("errorType"), answer.get("error")))
     data = answer.get("data") or {}
-    if data.get("resultType") != "vector":
-        raise nodefs.EvidenceError("Prometheus answered %s with a %s, not a vector" % (query, data.get("resultType")))
+    if not isinstance(data, dict) or data.get("resultType") != "vector":
+        raise nodefs.EvidenceError("Prometheus answered %s with a %s, not a vector"
+                                   % (query, data.get("resultType") if isinstance(data, dict) else type(data).__name__))
     return data.get("result") or []
 
 
@@ -90,13 +153,16 @@ def _key(metric, drop=("le", "__name__")):
 def query_window(url, start, end, mapping=None, match=None, **request):
     """{"source": "prometheus", "start", "end", "duration", "range", "metrics": {key: entry}} for ``[start, end]``.
 
-    ``request``: ``timeout``, ``max_bytes``, ``headers`` (for example Authorization), ``opener`` (tests).
+    ``request``: ``timeout`` (the deadline of each query), ``max_bytes`` (of each answer), ``headers`` (for example
+    Authorization), ``pool`` (a `new_pool`; one is made, and used for every query of the window, when absent).
     """
     start, end = float(start), float(end)
     window_ms = int(round((end - start) * 1000))
     if window_ms <= 0:
         raise nodefs.EvidenceError("the window's end (%s) is not later than its start (%s)" % (end, start))
     span = "[%dms]" % window_ms
+    if request.get("pool") is None:
+        request["pool"] = new_pool(url)
 
     def ask(expression):
         return instant_query(url, expression, end, **request)
