@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import nodefs
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import service_checks as checks
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import service_inputs
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import service_objectives as objectives_
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import service_stats as stats
 
@@ -44,6 +45,7 @@ def client_summary(result):
 
 
 def _settings(settings):
+    settings = service_inputs.check_settings(settings)
     merged = dict(checks.DEFAULT_SETTINGS)
     unknown = sorted(set(settings or {}) - set(merged))
     if unknown:
@@ -54,10 +56,7 @@ def _settings(settings):
 
 def _number_runs(runs):
     numbered, counts, warmups = [], {side: 0 for side in SIDES}, 0
-    for index, run in enumerate(runs):
-        if not isinstance(run, dict) or run.get("side") not in SIDES or not isinstance(run.get("window"), dict):
-            raise nodefs.EvidenceError("runs[%d] must be a mapping with side (baseline or canary) and window, got %r"
-                                       % (index, {k: run[k] for k in ("side",) if isinstance(run, dict) and k in run} or run))
+    for run in runs:
         if run.get("warmup"):
             warmups += 1
             continue
@@ -93,7 +92,7 @@ def _latency(runs, settings):
             continue
         per_run = {id(run): stats.window_quantiles(run["window"]["metrics"][key], settings["quantiles"]) for run in runs}
         table[key] = {
-            "name": entries[0]["name"], "buckets": [bucket[0] for bucket in entries[0]["buckets"]],
+            "name": entries[0].get("name") or key, "buckets": [bucket[0] for bucket in entries[0]["buckets"]],
             "observations": {side: [run["window"]["metrics"][key]["count"] for run in runs if run["side"] == side] for side in SIDES},
             "quantiles": {label: _row(runs, lambda run, label=label, per_run=per_run: per_run[id(run)][label], " s")
                           for label in (stats.quantile_label(q) for q in settings["quantiles"])},
@@ -122,8 +121,8 @@ def _table(runs, settings):
 def compare(runs, objectives, settings=None):
     """{"state", "reasons", "refusals", "warnings", "repetitions", "warmups_excluded", "table", "objectives", "runs"}."""
     settings = _settings(settings)
-    objectives = [objectives_.validate(objective, index) for index, objective in enumerate(objectives or [])]
-    measured, warmups = _number_runs(runs or [])
+    objectives = [objectives_.validate(objective, index) for index, objective in enumerate(service_inputs.check_objectives(objectives))]
+    measured, warmups = _number_runs(service_inputs.check_runs(runs))
     found = checks.comparability(measured, settings)
     result = {"refusals": found["refusals"], "warnings": found["warnings"], "warmups_excluded": warmups,
               "repetitions": {side: sum(1 for run in measured if run["side"] == side) for side in SIDES},

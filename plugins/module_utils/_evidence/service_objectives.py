@@ -20,6 +20,8 @@ measured (the comparison is then incomparable).
 
 from __future__ import annotations
 
+import math
+
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import nodefs
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.service_checks import LATENCY_KEYS
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.service_stats import quantile_label
@@ -44,7 +46,7 @@ def validate(objective, index):
         raise nodefs.EvidenceError("%s needs exactly one of at_most, at_least, relative, got %s" % (where, ", ".join(bounds) or "none"))
     for key in bounds:
         value = objective[key]
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
             raise nodefs.EvidenceError("%s %s must be a number >= 0, got %r" % (where, key, value))
     if metric in LATENCY_KEYS:
         q = objective.get("quantile")

@@ -23,6 +23,7 @@ mapping (key to name) lets another server's names be used. The query path
 from __future__ import annotations
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import nodefs
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import service_inputs
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.histogram_quantile import parse_le
 
 try:
@@ -48,7 +49,7 @@ COUNTER_KEYS = ("requests", "prefix_cache_queries", "prefix_cache_hits")
 def metric_names(mapping=None):
     """`DEFAULT_METRICS` with the operator's ``mapping`` (key to metric name) applied; unknown keys add metrics."""
     names = dict(DEFAULT_METRICS)
-    for key, name in (mapping or {}).items():
+    for key, name in (service_inputs.check_mapping(mapping) or {}).items():
         if not isinstance(name, str) or not name:
             raise nodefs.EvidenceError("metric mapping %s must name a metric, got %r" % (key, name))
         names[key] = name
@@ -188,6 +189,9 @@ def scrape_window(first, second, mapping=None, match=None):
     ``first`` and ``second``: {"text", "timestamp" (seconds)}, taken at the start and the end of the
     measured part; ``match``: labels every series must carry (for example ``{"model_name": ...}``).
     """
+    service_inputs.check_scrape(first, "first")
+    service_inputs.check_scrape(second, "second")
+    service_inputs.check_match(match)
     start, end = float(first["timestamp"]), float(second["timestamp"])
     if end <= start:
         raise nodefs.EvidenceError("the end scrape (%s) is not later than the start scrape (%s)" % (end, start))

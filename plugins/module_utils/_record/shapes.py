@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The shapes of what the record step is given: its inputs, the verdict's evidence, a record handed to the renderers.
 
-Public: `check_inputs`, `check_evidence`, `check_accepted`, `check_record`, `check_fleet`, `check_host`.
+Public: `check_inputs`, `check_evidence`, `check_service`, `check_accepted`, `check_record`, `check_fleet`, `check_host`.
 
 The record filters are given what a play hands them: evidence from the verify step, an operator's
 attestations, a previous ``acceptance.json`` read back from the artifacts folder (another host's, for the
@@ -51,7 +51,11 @@ ORACLE = S.Fields("a locality oracle (locality_oracle)", {}, {
     "unknown_locality": S.ListOf(S.Nullable(S.STR)), "warnings": S.Nullable(S.ListOf(S.STR))})
 PLACEMENT = S.Fields("placement evidence", {}, {"findings": S.Nullable(S.ListOf(_evidence.FINDING)), "summary": S.ANY})
 CONFIGURATION = S.Fields("a configuration attestation", {}, {"verified": S.Nullable(S.BOOL), "message": _TEXT})
-SERVICE = S.ANY  # the service comparison's result: the verdict's own check names what it must be
+SERVICE = S.ANY  # the service comparison's result: the verdict's own check names what it must be (then `check_service`)
+SERVICE_STATES = ("held", "not held", "incomparable")
+SERVICE_RESULT = S.Fields("the service_comparison filter's result", {"state": S.OneOf(*SERVICE_STATES)}, {
+    "reasons": S.Nullable(S.ListOf(S.STR)),
+    "repetitions": S.Nullable(S.Fields("repetitions per side", {}, {"baseline": S.Nullable(S.COUNT), "canary": S.Nullable(S.COUNT)}))})
 ROLLBACK = S.Fields("a rollback attestation", {}, {"rehearsed": S.Nullable(S.BOOL), "detail": _TEXT})
 ALLOCATIONS = S.Fields("the result of pod_allocations", {
     "scope": S.OneOf("pod", "container"), "pods": S.ListOf(_evidence.ALLOCATION),
@@ -116,6 +120,11 @@ def check_inputs(inputs):
 
 def check_evidence(evidence):
     return S.check(evidence, S.Nullable(EVIDENCE), "evidence", RecordError)
+
+
+def check_service(service):
+    """The service_comparison result the verdict reads: its state, its reasons (strings), its repetitions per side."""
+    return S.check(service, SERVICE_RESULT, "evidence.service_objectives", RecordError)
 
 
 def check_accepted(accepted):

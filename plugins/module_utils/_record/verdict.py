@@ -168,7 +168,7 @@ def _monitoring_reasons(metrics):
     return found
 
 
-SERVICE_STATES = ("held", "not held", "incomparable")
+SERVICE_STATES = shapes.SERVICE_STATES
 
 
 def _service_reasons(service):
@@ -179,6 +179,7 @@ def _service_reasons(service):
     if not isinstance(service, dict) or service.get("state") not in SERVICE_STATES:
         raise RecordError("service_objectives must be the service_comparison filter's result (state: %s), got %s: service objectives "
                           "are measured, not stated (a typed-in {held: ...} is not evidence)" % (", ".join(SERVICE_STATES), _shape(service)))
+    shapes.check_service(service)
     said = "; ".join(service.get("reasons") or []) or "no detail"
     counts = service.get("repetitions") or {}
     runs = " (%s baseline and %s canary repetitions)" % (counts.get("baseline"), counts.get("canary")) if counts else ""
