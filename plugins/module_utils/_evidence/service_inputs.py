@@ -175,4 +175,3 @@ def check_mapping(mapping):
 
 def check_match(match):
     return S.check(match, S.Nullable(S.MapOf(S.SCALAR)), "match", _E)
-
