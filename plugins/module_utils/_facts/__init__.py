@@ -7,7 +7,8 @@ Import the submodules explicitly; this file holds only this map.
 - ``gather``: `gather(root="/", gpu_source="auto", runner=None, nvidia=None)`, `GPU_SOURCES`,
   `SCHEMA_VERSION`, `TopologyError` (orchestration only: calls the readers below in order).
 - ``sysfs``: `Root` (the root and path resolution inside it), the bounded readers `read_text`,
-  `read_int`, `read_cpulist`, `read_cpus`, `list_dir`, ..., `TopologyError`.
+  `read_int`, `list_dir`, ..., `TopologyError`.
+- ``sysfs_cpusets``: CPU sets as sysfs writes them (`read_cpulist`, `read_cpus`, `read_cpu_ids`, `mask_ids`, ...).
 - ``links``: `resolve`, `read_link`, `link_basename` (symlinks and snapshot link stubs, inside the root).
 - ``notes``: `Notes`, the warnings collector passed to every reader.
 - ``cpus``: `read_cpu_sets`, `smt_active`.  ``cores``: `read_cores`.

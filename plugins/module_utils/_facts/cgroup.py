@@ -16,6 +16,7 @@ import re
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _cpulist
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import sysfs
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import sysfs_cpusets
 
 _MOUNT_ESCAPE = re.compile(r"\\([0-7]{3})")
 
@@ -45,7 +46,7 @@ def read_allowed(root, notes, online, node_ids):
         files = ("cpus", "mems")
     values = []
     for filename, present in zip(files, (frozenset(online), frozenset(node_ids))):
-        value, warning = root.read_cpulist_ids(root.join(posixpath.join(directory, filename)))
+        value, warning = sysfs_cpusets.read_cpulist_ids(root.join(posixpath.join(directory, filename)), root)
         if value is None:
             notes.add("%s; the cgroup restriction is unknown, all online cpus and nodes reported as allowed" % warning)
             return everything

@@ -25,6 +25,7 @@ from __future__ import annotations
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _cpulist
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import cpus as _cpus
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import sysfs
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import sysfs_cpusets
 
 # First listed wins; the list file and its mask twin are read as one.
 _CORE_SIBLING_FILES = (("core_cpus_list", "core_cpus"), ("thread_siblings_list", "thread_siblings"))
@@ -144,7 +145,7 @@ def _topology_files(root, cpu_dir, online):
 
 def _read_first(root, notes, tdir, pairs, cpu, label):
     for list_name, mask_name in pairs:
-        value, warning = root.read_cpu_ids(list_name and tdir + "/" + list_name, tdir + "/" + mask_name)
+        value, warning = sysfs_cpusets.read_cpu_ids(list_name and tdir + "/" + list_name, tdir + "/" + mask_name, root)
         if value is not None:
             if warning:
                 notes.add(warning)

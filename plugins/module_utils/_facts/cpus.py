@@ -18,6 +18,7 @@ import os
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _cpulist
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import sysfs
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import sysfs_cpusets
 
 CPU_DIR = "sys/devices/system/cpu"
 _EXAMPLES = 3
@@ -69,10 +70,10 @@ def read_cpu_sets(root, notes):
     present = _nonempty_cpulist(root, notes, os.path.join(cpu_dir, "present"), "used the cpuN directories instead")
     if present is None:
         present = _cpulist.format(cpu_ids)
-    possible, warning = root.read_cpulist(os.path.join(cpu_dir, "possible"))
+    possible, warning = sysfs_cpusets.read_cpulist(os.path.join(cpu_dir, "possible"), root)
     if possible is None and not sysfs.is_missing(warning):
         notes.add(warning)
-    isolated, warning = root.read_cpulist(os.path.join(cpu_dir, "isolated"))
+    isolated, warning = sysfs_cpusets.read_cpulist(os.path.join(cpu_dir, "isolated"), root)
     if isolated is None:
         if sysfs.is_missing(warning):
             isolated = ""
@@ -90,7 +91,7 @@ def read_cpu_sets(root, notes):
 
 def _nonempty_cpulist(root, notes, path, fallback):
     """A cpulist file that must not be empty; None (warned unless simply missing) otherwise."""
-    cpus, warning = root.read_cpulist(path)
+    cpus, warning = sysfs_cpusets.read_cpulist(path, root)
     if cpus == "":
         cpus, warning = None, "%s: empty" % path
     if cpus is None and not sysfs.is_missing(warning):

@@ -17,6 +17,7 @@ import re
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _cpulist
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import sysfs
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import sysfs_cpusets
 
 NODE_DIR = "sys/devices/system/node"
 _MEMTOTAL = re.compile(r"MemTotal:\s*(\d+)\s*kB")
@@ -37,14 +38,14 @@ def read_numa_nodes(root, notes, online):
         notes.add(warning)
         names = []
     dirs = sorted(int(name[4:]) for name in names if name.startswith("node") and name[4:].isdigit())
-    node_online, warning = root.read_cpulist(os.path.join(node_dir, "online"))
+    node_online, warning = sysfs_cpusets.read_cpulist(os.path.join(node_dir, "online"), root)
     if node_online is None:
         if not sysfs.is_missing(warning):
             notes.add(warning + "; used the nodeN directories instead")
         node_ids = dirs
     else:
         node_ids = _cpulist.parse(node_online)
-    possible, _warning = root.read_cpulist(os.path.join(node_dir, "possible"))
+    possible, _warning = sysfs_cpusets.read_cpulist(os.path.join(node_dir, "possible"), root)
     possible_ids = _cpulist.parse(possible) if possible is not None else None
     nodes = []
     # Each node's distance file has a value per online (or possible) node: their keys made once, not per node.
@@ -58,7 +59,7 @@ def read_numa_nodes(root, notes, online):
             notes.add("%s: missing although NUMA node %d is online; its cpus, memory and distances are unknown" % (ndir, node_id))
             nodes.append({"id": node_id, "cpus": None, "memory_bytes": None, "hugepages": None, "distances": None})
             continue
-        cpus, warning = root.read_cpu_ids(list_name and ndir + "/" + list_name, ndir + "/cpumap")
+        cpus, warning = sysfs_cpusets.read_cpu_ids(list_name and ndir + "/" + list_name, ndir + "/cpumap", root)
         if cpus is None:
             notes.add(warning)
         else:

@@ -16,6 +16,7 @@ import os
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _pci
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import links
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import sysfs
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import sysfs_cpusets
 
 PCI_DIR = "sys/bus/pci/devices"
 
@@ -54,7 +55,7 @@ def pci_locality(root, notes, kind, address, directory):
     elif numa_node < -1:
         notes.add("%s: sysfs numa_node %d is not a NUMA node id or -1; treated as unknown" % (label, numa_node))
         numa_node = None
-    local_cpus, warning = root.read_cpus(os.path.join(directory, "local_cpulist"), os.path.join(directory, "local_cpus"))
+    local_cpus, warning = sysfs_cpusets.read_cpus(os.path.join(directory, "local_cpulist"), os.path.join(directory, "local_cpus"), root)
     if warning:
         notes.add("%s: %s" % (label, warning))
     return numa_node, local_cpus

@@ -2,9 +2,8 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The root facts are read under, and small bounded readers for sysfs and procfs files.
 
-Public: `TopologyError`, `Root`, `read_text`, `read_int`, `read_cpulist`, `read_cpumask`,
-`read_cpus`, `read_cpulist_ids`, `read_cpumask_ids`, `read_cpu_ids`, `mask_ids`, `list_dir`,
-`exists`, `is_missing`, `excerpt`.
+Public: `TopologyError`, `Root`, `read_text`, `read_int`, `list_dir`, `exists`, `is_missing`,
+`excerpt`. CPU sets read from these files: `sysfs_cpusets`.
 
 Every reader returns ``(value, warning)``: the value, or None with a warning string that names
 the path and what was wrong with it (missing, unreadable, not the expected format). Nothing here
@@ -22,18 +21,13 @@ from __future__ import annotations
 
 import os
 import posixpath
-import re
 import stat
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _cpulist
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _fileio
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._errors import NumaGateError
 
-_FULL_MASK = re.compile(r"^[0-9a-fA-F]{1,8}(?:,[0-9a-fA-F]{8})*$")
 # Far above any sysfs attribute (a page); stops a wrong path from reading a huge file.
 _MAX_READ = 1 << 20
-# A cpumask never needs more 32-bit words than CPU ids up to _cpulist.MAX_CPU_ID.
-_MAX_MASK_WORDS = _cpulist.MAX_CPU_ID // 32
 _EXCERPT = 40
 _OPEN_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
 _CHUNK = 65536
@@ -82,18 +76,6 @@ class Root:
 
     def read_int(self, path):
         return read_int(path, self)
-
-    def read_cpulist(self, path):
-        return read_cpulist(path, self)
-
-    def read_cpulist_ids(self, path):
-        return read_cpulist_ids(path, self)
-
-    def read_cpus(self, list_path, mask_path=None):
-        return read_cpus(list_path, mask_path, self)
-
-    def read_cpu_ids(self, list_path, mask_path=None):
-        return read_cpu_ids(list_path, mask_path, self)
 
     def list_dir(self, path):
         return list_dir(path, self)
@@ -330,99 +312,6 @@ def read_int(path, root=None):
         return int(text, 10), None
     except ValueError:
         return None, "%s: %r is not an integer" % (path, excerpt(text))
-
-
-def read_cpulist(path, root=None):
-    """Read a cpulist file ("0-3,8"); returns the canonical cpulist."""
-    return _as_cpulist(read_cpulist_ids(path, root))
-
-
-def read_cpumask(path, root=None):
-    """Read a cpumask file ("ff,00000001"); returns the canonical cpulist."""
-    return _as_cpulist(read_cpumask_ids(path, root))
-
-
-def read_cpus(list_path, mask_path=None, root=None):
-    """Read a CPU set from a cpulist file, falling back to its cpumask twin.
-
-    Old kernels only have the mask (``cpumap``, ``thread_siblings``); newer
-    ones have both. A list file that is present but garbage also falls back
-    to the mask, and its warning is kept alongside. ``list_path`` may be
-    None to read the mask only. Returns the canonical cpulist.
-    """
-    return _as_cpulist(read_cpu_ids(list_path, mask_path, root))
-
-
-def _parse_warning(path, text, exc):
-    """The parse error naming the file, quoting the content only when it is short."""
-    if len(text) > 2 * _EXCERPT:
-        return "%s: not a cpu set (%d characters starting %r)" % (path, len(text), excerpt(text))
-    return "%s: %s" % (path, exc)
-
-
-def read_cpulist_ids(path, root=None):
-    """Like read_cpulist, but the CPU ids as a sorted list."""
-    text, warning = read_text(path, root)
-    if text is None:
-        return None, warning
-    try:
-        return _cpulist.parse(text), None
-    except _cpulist.CpuListError as exc:
-        return None, _parse_warning(path, text, exc)
-
-
-def read_cpumask_ids(path, root=None):
-    """Like read_cpumask, but the CPU ids as a sorted list."""
-    text, warning = read_text(path, root)
-    if text is None:
-        return None, warning
-    try:
-        return mask_ids(text), None
-    except _cpulist.CpuListError as exc:
-        return None, _parse_warning(path, text, exc)
-
-
-def read_cpu_ids(list_path, mask_path=None, root=None):
-    """Like read_cpus, but the CPU ids as a sorted list."""
-    value, warning = read_cpulist_ids(list_path, root) if list_path else (None, None)
-    if value is not None or not mask_path:
-        return value, warning
-    mask_value, mask_warning = read_cpumask_ids(mask_path, root)
-    if mask_value is not None:
-        if is_missing(warning):
-            return mask_value, None
-        return mask_value, "%s; used %s instead" % (warning, mask_path)
-    if is_missing(warning) and is_missing(mask_warning):
-        return None, "%s: missing (and %s)" % (list_path, mask_path) if list_path else mask_warning
-    return None, "; ".join(w for w in (warning, mask_warning) if not is_missing(w))
-
-
-def mask_ids(text):
-    """CPU ids of a kernel cpumask, sorted; CpuListError for garbage or a mask beyond the CPU id limit.
-
-    The usual shape (32-bit words, all but the first 8 digits) is read as one
-    integer; anything else goes through _cpulist.parse_mask, which checks it.
-    """
-    cleaned = text.replace("\x00", "").strip()
-    if cleaned.count(",") >= _MAX_MASK_WORDS:
-        raise _cpulist.CpuListError("cpumask of %d words: more than the %d words that CPU ids up to %d need"
-                                    % (cleaned.count(",") + 1, _MAX_MASK_WORDS, _cpulist.MAX_CPU_ID - 1))
-    if not _FULL_MASK.match(cleaned):
-        return _cpulist.parse_mask(text)
-    # Leading zero words (most of a big machine's mask) stripped first: the integer is then short.
-    digits = cleaned.replace(",", "").lstrip("0")
-    value = int(digits, 16) if digits else 0
-    ids = []
-    while value:
-        low = value & -value
-        ids.append(low.bit_length() - 1)
-        value ^= low
-    return ids
-
-
-def _as_cpulist(result):
-    ids, warning = result
-    return (None if ids is None else _cpulist.format(ids)), warning
 
 
 def is_missing(warning):

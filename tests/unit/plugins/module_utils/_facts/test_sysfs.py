@@ -6,6 +6,7 @@ import pytest
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _cpulist
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import sysfs as _sysfs
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import sysfs_cpusets as _cpusets
 
 
 def write(path, content, mode="w"):
@@ -66,12 +67,12 @@ def test_read_int_garbage(tmp_path, content, shown):
 
 def test_read_cpulist_canonical(tmp_path):
     path = write(tmp_path / "cpulist", "8,0-3,2-5\n")
-    assert _sysfs.read_cpulist(path) == ("0-5,8", None)
+    assert _cpusets.read_cpulist(path) == ("0-5,8", None)
 
 
 def test_read_cpulist_garbage_names_the_file(tmp_path):
     path = write(tmp_path / "cpulist", "0-3,x\n")
-    value, warning = _sysfs.read_cpulist(path)
+    value, warning = _cpusets.read_cpulist(path)
     assert value is None
     assert warning == "%s: cpulist '0-3,x': 'x' is not a CPU id or a range 'a-b'" % path
 
@@ -90,19 +91,19 @@ def test_read_cpulist_garbage_names_the_file(tmp_path):
 )
 def test_read_cpumask(tmp_path, mask, expected):
     path = write(tmp_path / "cpumap", mask)
-    assert _sysfs.read_cpumask(path) == (expected, None)
+    assert _cpusets.read_cpumask(path) == (expected, None)
 
 
 @pytest.mark.parametrize("mask", ["ff,00000001", "ffff", "80000000,00000000,00000001", "1", "0000,00000000,00000033"])
 def test_mask_ids_fast_path_agrees_with_cpulist_parse_mask(mask):
     from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _cpulist
 
-    assert _sysfs.mask_ids(mask) == _cpulist.parse_mask(mask)
+    assert _cpusets.mask_ids(mask) == _cpulist.parse_mask(mask)
 
 
 def test_read_cpumask_garbage(tmp_path):
     path = write(tmp_path / "cpumap", "zz,00000001")
-    value, warning = _sysfs.read_cpumask(path)
+    value, warning = _cpusets.read_cpumask(path)
     assert value is None
     assert warning == "%s: cpumask 'zz,00000001': 'zz' is not a hex word of at most 8 digits" % path
 
@@ -110,30 +111,30 @@ def test_read_cpumask_garbage(tmp_path):
 def test_read_cpus_prefers_the_list(tmp_path):
     list_path = write(tmp_path / "cpulist", "0-3")
     mask_path = write(tmp_path / "cpumap", "ff")
-    assert _sysfs.read_cpus(list_path, mask_path) == ("0-3", None)
+    assert _cpusets.read_cpus(list_path, mask_path) == ("0-3", None)
 
 
 def test_read_cpus_falls_back_to_the_mask_quietly_when_the_list_is_missing(tmp_path):
     mask_path = write(tmp_path / "cpumap", "f0")
-    assert _sysfs.read_cpus(str(tmp_path / "cpulist"), mask_path) == ("4-7", None)
+    assert _cpusets.read_cpus(str(tmp_path / "cpulist"), mask_path) == ("4-7", None)
 
 
 def test_read_cpus_garbage_list_falls_back_and_says_so(tmp_path):
     list_path = write(tmp_path / "cpulist", "garbage")
     mask_path = write(tmp_path / "cpumap", "3")
-    value, warning = _sysfs.read_cpus(list_path, mask_path)
+    value, warning = _cpusets.read_cpus(list_path, mask_path)
     assert value == "0-1"
     assert warning == "%s: cpulist 'garbage': 'garbage' is not a CPU id or a range 'a-b'; used %s instead" % (list_path, mask_path)
 
 
 def test_read_cpus_both_missing(tmp_path):
     list_path, mask_path = str(tmp_path / "cpulist"), str(tmp_path / "cpumap")
-    assert _sysfs.read_cpus(list_path, mask_path) == (None, "%s: missing (and %s)" % (list_path, mask_path))
+    assert _cpusets.read_cpus(list_path, mask_path) == (None, "%s: missing (and %s)" % (list_path, mask_path))
 
 
 def test_read_cpus_mask_only(tmp_path):
     mask_path = write(tmp_path / "local_cpus", "ffff")
-    assert _sysfs.read_cpus(None, mask_path) == ("0-15", None)
+    assert _cpusets.read_cpus(None, mask_path) == ("0-15", None)
 
 
 def test_list_dir(tmp_path):
@@ -150,13 +151,13 @@ def test_list_dir(tmp_path):
 
 def test_nul_inside_a_cpulist_is_an_error_naming_the_file(tmp_path):
     path = write(tmp_path / "online", "0-1\x005\n")
-    assert _sysfs.read_cpulist(path) == (
+    assert _cpusets.read_cpulist(path) == (
         None, "%s: a NUL byte at offset 3, before the end (only trailing NUL padding is ignored); not parsed" % path)
 
 
 def test_trailing_nul_and_blank_padding_is_ignored(tmp_path):
     path = write(tmp_path / "online", "0-1\x00\x00\n\x00")
-    assert _sysfs.read_cpulist(path) == ("0-1", None)
+    assert _cpusets.read_cpulist(path) == ("0-1", None)
 
 
 def test_fifo_is_not_opened(tmp_path):
@@ -174,11 +175,11 @@ def test_file_over_the_bound_is_not_read(tmp_path):
 
 def test_mask_longer_than_any_cpu_id_is_refused(tmp_path):
     path = write(tmp_path / "local_cpus", ",".join(["ffffffff"] * 4096) + "\n")
-    value, warning = _sysfs.read_cpumask(path)
+    value, warning = _cpusets.read_cpumask(path)
     assert value is None
     assert warning == "%s: not a cpu set (36863 characters starting %r)" % (path, "ffffffff," * 4 + "ffff...")
     with pytest.raises(_cpulist.CpuListError) as err:
-        _sysfs.mask_ids("ff," * 2048 + "ff")
+        _cpusets.mask_ids("ff," * 2048 + "ff")
     assert str(err.value) == "cpumask of 2049 words: more than the 2048 words that CPU ids up to 65535 need"
 
 
@@ -191,8 +192,8 @@ def test_reads_under_a_root_resolve_links_inside_it(tmp_path):
     up = str(tmp_path / "root" / "sys" / "up")
     os.symlink("../../outside/online", up)
     root = _sysfs.Root(str(tmp_path / "root"))
-    assert root.read_cpulist(link) == ("0-3", None)
-    assert root.read_cpulist(up) == (None, "%s: missing" % up)
+    assert _cpusets.read_cpulist(link, root) == ("0-3", None)
+    assert _cpusets.read_cpulist(up, root) == (None, "%s: missing" % up)
     assert open(inside).read() == "0-3\n"
 
 
@@ -210,8 +211,8 @@ def test_directory_links_out_of_the_root_are_read_inside_it(tmp_path):
     os.symlink(str(outside), str(tmp_path / "root" / "sys" / "abs"))
     os.symlink("../../../outside", str(tmp_path / "root" / "sys" / "up"))
     root = _sysfs.Root(str(tmp_path / "root"))
-    assert root.read_cpulist(str(tmp_path / "root" / "sys" / "abs" / "online")) == ("0-1", None)
+    assert _cpusets.read_cpulist(str(tmp_path / "root" / "sys" / "abs" / "online"), root) == ("0-1", None)
     up = str(tmp_path / "root" / "sys" / "up" / "online")
-    assert root.read_cpulist(up) == (None, "%s: missing" % up)
+    assert _cpusets.read_cpulist(up, root) == (None, "%s: missing" % up)
     assert root.list_dir(str(tmp_path / "root" / "sys" / "abs")) == (["online"], None)
     assert root.isdir(str(tmp_path / "root" / "sys" / "abs")) is True
