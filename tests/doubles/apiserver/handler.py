@@ -9,7 +9,8 @@ Paths and verbs as the real server lays them out (apiserver/pkg/endpoints/instal
 Status's ``code``. A DELETE answers the object (with ``deletionTimestamp`` while a pod's grace
 period runs). PUT/PATCH of ``/status`` changes only ``status``, of the object everything but
 ``status`` (the registries' PrepareForUpdate). Every request is logged as (method, path with query)
-in ``double.requests`` so tests can see what a client really sent.
+in ``double.requests`` so tests can see what a client really sent. ``dryRun=All`` writes check and
+answer but change nothing (dryrun.py).
 """
 
 import copy
@@ -17,7 +18,7 @@ import http.server
 import json
 import urllib.parse
 
-from apiserver import binding, discovery, eviction, objects, patch, proxy, selection, tables, watch
+from apiserver import binding, discovery, dryrun, eviction, objects, patch, proxy, selection, tables, watch
 from apiserver import status as api_status
 from apiserver import store as api_store
 
@@ -157,7 +158,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 # podStrategy.PrepareForCreate (pkg/registry/core/pod/strategy.go): a new pod's status is
                 # reset to Pending with its QoS class; only the kubelet fills it in later, through /status.
                 obj["status"] = {"phase": "Pending", "qosClass": objects.qos_class(obj.get("spec") or {})}
-            return 201, store.create(resource, obj)
+            return 201, store.create(resource, obj, dry_run=dryrun.requested("CreateOptions", query))
         if self.command != "GET":
             raise api_status.method_not_supported(resource, self.command.lower(), api_store.RESOURCES[resource][0])
         fields = selection.field_matcher(resource, query.get("fieldSelector"))
@@ -205,17 +206,16 @@ class Handler(http.server.BaseHTTPRequestHandler):
             options = json.loads(body) if body else {}
             if "gracePeriodSeconds" in query:
                 options["gracePeriodSeconds"] = int(query["gracePeriodSeconds"])
-            if query.get("dryRun") == "All" or "All" in (options.get("dryRun") or []):
-                return 200, store.get(resource, namespace, name)
-            return 200, store.delete(resource, namespace, name, options)
+            return 200, store.delete(resource, namespace, name, options, dry_run=dryrun.requested("DeleteOptions", query, options))
         if self.command in ("PUT", "PATCH"):
+            dry_run = dryrun.requested("UpdateOptions" if self.command == "PUT" else "PatchOptions", query)
             with store.cond:
                 current = store.get(resource, namespace, name)
                 if self.command == "PUT":
                     wanted = json.loads(body)
                 else:
                     wanted = patch.apply(self.headers.get("Content-Type"), current, body)
-                return 200, store.update(resource, self._merge_scope(current, wanted, sub, name, resource))
+                return 200, store.update(resource, self._merge_scope(current, wanted, sub, name, resource), dry_run=dry_run)
         raise api_status.method_not_supported(resource, self.command.lower(), api_store.RESOURCES[resource][0])
 
     @staticmethod

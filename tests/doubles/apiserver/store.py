@@ -13,6 +13,9 @@ Behaviour copied from the real API server:
   ``deletionGracePeriodSeconds`` (apiserver/pkg/registry/rest/delete.go BeforeDelete); the double
   plays the kubelet and removes the pod once the period is over; the uid never changes.
 - preconditions (``uid``, ``resourceVersion``) in DeleteOptions: 409 ``Precondition failed: ...``;
+- server-side dry run (``dry_run=True`` on create, update and delete): every check runs and the
+  answer is what would have been written, but nothing is stored, no revision is used and no watch
+  event is sent (dryrun.py, from apiserver/pkg/registry/generic/registry/dryrun.go);
 - Go's ``omitempty``: a stored Node's ``spec.unschedulable: false`` is dropped, as the API's JSON
   leaves it out (k8s.io/api/core/v1 types.go NodeSpec ``json:"unschedulable,omitempty"``).
 """
@@ -71,8 +74,9 @@ class Store:
         meta = obj["metadata"]
         return (meta.get("namespace", ""), meta["name"])
 
-    def create(self, resource, obj):
-        """Store a new object; 409 AlreadyExists when its name is taken."""
+    def create(self, resource, obj, dry_run=False):
+        """Store a new object; 409 AlreadyExists when its name is taken. ``dry_run``: the object as it
+        would be stored (uid, creationTimestamp) but unstored, so without a resourceVersion."""
         group, version, kind, namespaced = RESOURCES[resource]
         with self.cond:
             self.reap()
@@ -86,6 +90,9 @@ class Store:
             self._omit_empty(resource, obj)
             meta.setdefault("uid", str(uuid.uuid4()))
             meta["creationTimestamp"] = meta.get("creationTimestamp") or timestamp()
+            if dry_run:
+                meta.pop("resourceVersion", None)
+                return obj
             self._objects[resource][self.key(obj)] = obj
             self._bump(resource, "ADDED", obj)
             return copy.deepcopy(obj)
@@ -106,8 +113,9 @@ class Store:
             items = [copy.deepcopy(o) for (ns, dummy), o in sorted(self._objects[resource].items()) if namespace in (None, ns)]
             return items, self.revision
 
-    def update(self, resource, obj, check_version=True):
-        """Replace an existing object; 409 Conflict when ``metadata.resourceVersion`` is stale."""
+    def update(self, resource, obj, check_version=True, dry_run=False):
+        """Replace an existing object; 409 Conflict when ``metadata.resourceVersion`` is stale.
+        ``dry_run``: the object as it would be stored, with the current resourceVersion, unstored."""
         group = RESOURCES[resource][0]
         with self.cond:
             self.reap()
@@ -123,6 +131,9 @@ class Store:
                     obj["metadata"][field] = current["metadata"][field]
             obj["kind"], obj["apiVersion"] = current["kind"], current["apiVersion"]
             self._omit_empty(resource, obj)
+            if dry_run:
+                obj["metadata"]["resourceVersion"] = current["metadata"]["resourceVersion"]
+                return obj
             self._objects[resource][self.key(obj)] = obj
             self._bump(resource, "MODIFIED", obj)
             return copy.deepcopy(obj)
@@ -137,24 +148,26 @@ class Store:
             self._bump(resource, "DELETED", obj)
             return copy.deepcopy(obj)
 
-    def delete(self, resource, namespace, name, options=None):
-        """DELETE with DeleteOptions: graceful for pods (see the module docstring), immediate otherwise."""
+    def delete(self, resource, namespace, name, options=None, dry_run=False):
+        """DELETE with DeleteOptions: graceful for pods (see the module docstring), immediate otherwise.
+        ``dry_run``: the checks and the answer (with the deletionTimestamp a graceful deletion would
+        set), nothing changed."""
         options = options or {}
         with self.cond:
             current = self.get(resource, namespace, name)
             self._check_preconditions(resource, current, options.get("preconditions") or {})
-            if resource != "pods":
-                return self.remove(resource, namespace, name)
-            period = self._grace_period(current, options.get("gracePeriodSeconds"))
-            meta = current["metadata"]
+            period = self._grace_period(current, options.get("gracePeriodSeconds")) if resource == "pods" else 0
             if period == 0:
-                return self.remove(resource, namespace, name)
+                return current if dry_run else self.remove(resource, namespace, name)
+            meta = current["metadata"]
             deadline = time.time() + period
             old = self._deadlines.get((resource, namespace or "", name))
             if old is not None and old <= deadline:
                 return current
             meta["deletionTimestamp"] = timestamp(deadline)
             meta["deletionGracePeriodSeconds"] = period
+            if dry_run:
+                return current
             stored = self._objects[resource][self.key(current)]
             stored["metadata"].update(deletionTimestamp=meta["deletionTimestamp"], deletionGracePeriodSeconds=period)
             self._deadlines[(resource, namespace or "", name)] = deadline
