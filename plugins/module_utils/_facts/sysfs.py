@@ -139,7 +139,8 @@ def _spelled_dir(root, path):
 
     Plain: the root itself, or under it with plain names only (no ``.``, ``..`` or empty
     component), so each spelling names one place. Each step is `_real_dir`'s: the parent's real
-    path joined with the name, one lstat, and `_fileio.resolve_within` when that name is a link.
+    path joined with the name, one lstat, and `_fileio.resolve_within` when that name is a link;
+    under "/" no lstat, since no link can lead out of it.
     The root's own real path is kept without a trailing "/" ("" for "/"), so joining adds one.
     """
     memo = root.file_dirs
@@ -159,6 +160,11 @@ def _spelled_dir(root, path):
     if real_parent is None:
         return None
     real = real_parent + os.sep + name
+    if root.is_host:
+        # Inside "/" every link resolves inside the root, so the kernel may follow directory links
+        # itself: no lstat per directory (a 256-CPU host has one per cpuN/topology).
+        memo[path] = real
+        return real
     try:
         link = stat.S_ISLNK(os.lstat(real).st_mode)
     except OSError:
