@@ -168,9 +168,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return fields(obj) and labels(obj["metadata"].get("labels"))
 
         if watching:
-            timeout = int(query.get("timeoutSeconds") or 0)
-            watch.stream(self, store, resource, namespace, matches, query.get("resourceVersion"), timeout)
+            group, version, kind = api_store.RESOURCES[resource][:3]
+            watch.stream(self, store, resource, namespace, matches, query, (kind, "%s/%s" % (group, version) if group else version))
             return None
+        watch.options(query, watching=False)
         items, revision = store.list(resource, namespace)
         items = [self._view(double, resource, o) for o in items if matches(o)]
         if self._wants_table():
