@@ -2,12 +2,21 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Which PodDisruptionBudgets cover a pod, and how to name one in a message.
 
-Public: `selects`, `budgets_for`, `describe`, `short`.
+Public: `selects`, `budgets_for`, `describe`, `short`, `blocking`.
 
 Selector matching follows k8s.io/apimachinery/pkg/apis/meta/v1 LabelSelectorAsSelector: every
 ``matchLabels`` pair and every ``matchExpressions`` term (In, NotIn, Exists, DoesNotExist) must hold;
 a policy/v1 PDB with an empty selector selects no pod (pkg/apis/policy/v1 PodDisruptionBudgetSpec:
 "An empty selector matches no pods"), as the eviction subresource reads it.
+
+A budget is named as what blocks an eviction only when it does (`blocking`): the eviction
+subresource (kubernetes pkg/registry/core/pod/storage/eviction.go ``checkAndDecrement``) answers 429
+for a PDB that allows no disruption now (its cause: ``The disruption budget <name> needs <n> healthy
+pods and has <m> currently``) or whose status the disruption controller has not observed yet
+(``createTooManyRequestsError``: ``The disruption budget <name> is still being processed by the
+server.``). A covering budget that allows a disruption and is not named in the 429's causes did not
+refuse it: the 429 came from elsewhere (API priority and fairness, a webhook), and the API's own
+message is what blocks.
 """
 
 from __future__ import annotations
@@ -62,7 +71,22 @@ def describe(pdb):
         status.get("currentHealthy", 0), status.get("desiredHealthy", 0))
 
 
-def short(pdb):
-    """``PDB db-pdb (allows 0 disruptions)``: the progress lines' form."""
+def _processing(pdb, causes):
+    """True when a 429 cause says ``pdb`` is still being processed (its status not yet observed)."""
+    prefix = "The disruption budget %s " % pdb["metadata"]["name"]
+    return any(c.get("reason") == "DisruptionBudget" and (c.get("message") or "").startswith(prefix)
+               and c["message"].endswith("is still being processed by the server.") for c in causes or [])
+
+
+def short(pdb, causes=()):
+    """``PDB db-pdb (allows 0 disruptions)``, or ``PDB db-pdb (still being processed by the server)``: the progress lines' form."""
+    if _processing(pdb, causes):
+        return "PDB %s (still being processed by the server)" % pdb["metadata"]["name"]
     allowed = (pdb.get("status") or {}).get("disruptionsAllowed", 0)
     return "PDB %s (allows %d disruption%s)" % (pdb["metadata"]["name"], allowed, "" if allowed == 1 else "s")
+
+
+def blocking(pdbs, causes=()):
+    """The budgets of ``pdbs`` that refuse an eviction now: those allowing no disruption, and those the 429's
+    ``causes`` say are still being processed. A budget that allows a disruption blocks nothing."""
+    return [p for p in pdbs if _processing(p, causes) or (p.get("status") or {}).get("disruptionsAllowed", 0) <= 0]

@@ -11,14 +11,24 @@ Semantics copied (not code) from k8s.io/kubectl:
 - pkg/drain/drain.go ``evictPods``: each pod gets a policy/v1 Eviction (``DeleteOptions`` with
   ``gracePeriodSeconds`` only when one is given; kubectl's ``--grace-period -1`` means the pod's
   own); 404 means the pod is already gone; 429 (a PodDisruptionBudget, or one still being
-  processed) is retried after a delay until the global timeout, the pod re-read between tries;
-  403 with cause ``NamespaceTerminating`` is waited out (the pod is deleting) or retried; any other
-  error fails the drain. ``disable_eviction`` deletes instead (``deletePods``), no budget consulted.
+  processed) is retried after ``EvictErrorRetryDelay`` (``poll``, kubectl's 5 s) until the global
+  timeout, the pod re-read between tries (a failed re-read is ignored, "let eviction sort it out
+  with the original pod"); 403 with cause ``NamespaceTerminating`` is waited out (the pod is
+  deleting) or retried. Any other error ends that pod only (``error when evicting pods/%q -n %q:
+  %v``): every other pod is still evicted and awaited, and the drain then fails naming each pod
+  left with its error (kubectl aggregates the errors of all its per-pod goroutines).
 - ``waitForDelete``: a pod is gone when the API answers NotFound or a pod of that name has another
-  UID. kubectl retries evictions every 5 s and polls deletions every second; here both happen every
-  ``poll`` seconds, and the one ``timeout`` bounds the whole drain (kubectl's global timeout; 0: none).
+  UID, checked at once and then every second (``interval: 1 * time.Second``): ``wait_poll``,
+  apart from the retry delay. An error reading it ends that pod (``error when waiting for pod %q
+  in namespace %q to terminate: %v``). The one ``timeout`` bounds the whole drain (kubectl's global
+  timeout; 0: none).
+- ``deletePods`` (``disable_eviction``): DELETE each pod, no budget consulted; its first error
+  other than NotFound stops the drain at once (``return err``: the pods after it are not deleted,
+  those before it not awaited), so the error names that pod and every pod left.
 When the bound runs out the error names every pod left: the budgets that refuse it (name,
-minAvailable/maxUnavailable, disruptions allowed now) or that it is still terminating.
+minAvailable/maxUnavailable, disruptions allowed now), that it is still terminating, or its error.
+A progress line is printed at once and then at most every ``poll`` seconds; it names as blocking only
+the budgets that refuse an eviction now (`budgets.blocking`), else the API's message.
 ``clock`` and ``sleep`` are parameters so tests run without waiting.
 """
 
@@ -31,9 +41,12 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._errors import 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import api as kube_api
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import budgets, cordon, filters, progress
 
-DrainOptions = collections.namedtuple("DrainOptions", "timeout poll ignore_daemonsets delete_emptydir_data force grace_period disable_eviction")
+# kubectl's cadences: EvictErrorRetryDelay 5 s (pkg/cmd/drain/drain.go NewDrainCmdOptions), waitForDelete every 1 s.
+WAIT_POLL = 1.0
+DrainOptions = collections.namedtuple("DrainOptions", "timeout poll ignore_daemonsets delete_emptydir_data force grace_period disable_eviction wait_poll",
+                                      defaults=(WAIT_POLL,))
 DEFAULT_OPTIONS = DrainOptions(timeout=300, poll=5, ignore_daemonsets=True, delete_emptydir_data=False, force=False,
-                               grace_period=None, disable_eviction=False)
+                               grace_period=None, disable_eviction=False, wait_poll=WAIT_POLL)
 
 
 class DrainError(NumaGateError):
@@ -65,7 +78,7 @@ def drain(api, node, options=DEFAULT_OPTIONS, check_mode=False, display=None, cl
         raise
     except NumaGateError as exc:
         # An API error or a refused answer after the cordon: the result still says whose cordon it is and what was evicted.
-        evicted = runs[0].evicted if runs else []
+        evicted = sorted(runs[0].evicted) if runs else []
         raise DrainError("drain %s: %s; %s" % (node, exc, _stays_cordoned(node, facts)), changed=bool((cordoned and not check_mode) or evicted),
                          evicted=evicted, waited_s=round(clock() - started, 1), **facts) from exc
 
@@ -89,41 +102,61 @@ def _after_cordon(api, node, options, check_mode, display, timing, facts, runs):
     try:
         run.run(selection.evict)
     except DrainError as exc:
-        exc.details.update(facts, changed=bool(cordoned or run.evicted), evicted=run.evicted, skipped_pods=selection.skipped,
+        exc.details.update(facts, changed=bool(cordoned or run.evicted), evicted=sorted(run.evicted), skipped_pods=selection.skipped,
                            waited_s=round(clock() - started, 1))
         raise DrainError("%s; %s" % (exc, _stays_cordoned(node, facts)), **exc.details) from exc
-    return dict(result, changed=bool(cordoned or run.evicted), evicted=run.evicted, waited_s=round(clock() - started, 1))
+    return dict(result, changed=bool(cordoned or run.evicted), evicted=sorted(run.evicted), waited_s=round(clock() - started, 1))
 
 
 class _Run:
-    """One drain's eviction loop: pods to evict, pods evicted and not yet gone, what refuses them."""
+    """One drain's eviction loop: pods to evict (with when to try next), pods evicted and not yet gone,
+    what refuses them, the pods an error ended."""
 
     def __init__(self, api, node, options, display, clock, sleep, started):
         self.api, self.node, self.options = api, node, options
         self.display, self.clock, self.sleep, self.started = display, clock, sleep, started
-        self.pending = []
+        self.pending = {}
         self.terminating = {}
         self.refused = {}
+        self.failed = {}
         self.evicted = []
+        self.stopped = None
+        self.shown = None
 
     def run(self, pods):
-        """Evict ``pods`` and wait until every one is gone, or raise DrainError at the bound."""
-        self.pending = list(pods)
+        """Evict ``pods`` and wait until every one is gone or ended by an error; raise DrainError then, or at the bound."""
+        self.pending = collections.OrderedDict((filters.pod_name(p), (p, self.started)) for p in pods)
+        timeout = self.options.timeout
         while True:
-            self._evict_pending()
+            self._send_due()
             self._forget_gone()
-            left = sorted([filters.pod_name(p) for p in self.pending] + list(self.terminating))
-            if not left:
+            if self.stopped is not None:
+                raise DrainError(self._stopped_message(), pending=self._left(), failed=self._failed_details())
+            left = self._left()
+            if not self.pending and not self.terminating:
+                if self.failed:
+                    raise DrainError(self._failed_message(left), pending=left, failed=self._failed_details())
                 return
             waited = self.clock() - self.started
-            timeout = self.options.timeout
             if timeout and waited >= timeout:
-                raise DrainError(self._timed_out(left, waited), pending=left, blocked=self._blocked_details())
-            refused = list(self._blocked())
-            blocked = sorted({budgets.short(b) for _name, _why, pdbs in refused for b in pdbs})
-            blocked += ["pod %s: %s" % (name, why) for name, why, pdbs in refused if not pdbs]
-            progress.say(self.display, progress.drain_line(self.node, [n.split("/", 1)[1] for n in left], waited, timeout, blocked))
-            self.sleep(min(self.options.poll, timeout - waited) if timeout else self.options.poll)
+                raise DrainError(self._timed_out(left, waited), pending=left, blocked=self._blocked_details(), failed=self._failed_details())
+            if self.shown is None or waited - self.shown >= self.options.poll:
+                self.shown = waited
+                progress.say(self.display, progress.drain_line(self.node, [n.split("/", 1)[1] for n in left], waited, timeout, self._blockers(),
+                                                               [n.split("/", 1)[1] for n in sorted(self.failed)]))
+            pause = self._pause(waited)
+            if pause > 0:
+                self.sleep(min(pause, timeout - waited) if timeout else pause)
+
+    def _left(self):
+        return sorted(list(self.pending) + list(self.terminating) + list(self.failed))
+
+    def _pause(self, waited):
+        """Seconds until the next eviction retry is due or, with pods terminating, the next deletion check."""
+        wakes = [due - self.started - waited for _pod, due in self.pending.values()]
+        if self.terminating:
+            wakes.append(self.options.wait_poll)
+        return min(wakes)
 
     def _send(self, pod):
         meta = pod["metadata"]
@@ -132,48 +165,70 @@ class _Run:
         else:
             self.api.evict(meta["namespace"], meta["name"], grace_period=self.options.grace_period)
 
-    def _evict_pending(self):
-        still = []
-        for pod in self.pending:
-            name = filters.pod_name(pod)
+    def _error_text(self, pod, exc):
+        meta = pod["metadata"]
+        return 'error when %s pods/"%s" -n "%s": %s' % ("deleting" if self.options.disable_eviction else "evicting", meta["name"], meta["namespace"], exc)
+
+    def _send_due(self):
+        now = self.clock()
+        for name, (pod, due) in list(self.pending.items()):
+            if due > now:
+                continue
+            del self.pending[name]
             try:
                 self._send(pod)
             except kube_api.KubeApiError as exc:
-                if exc.code == 404:
-                    self.refused.pop(name, None)
-                    continue
-                terminating_ns = exc.code == 403 and any(c.get("reason") == "NamespaceTerminating" for c in exc.causes)
-                if terminating_ns and pod["metadata"].get("deletionTimestamp"):
-                    self.terminating[name] = _uid(pod)
-                    continue
-                if exc.code != 429 and not terminating_ns:
-                    raise DrainError('drain %s: error when %s pods/"%s" -n "%s": %s'
-                                     % (self.node, "deleting" if self.options.disable_eviction else "evicting",
-                                        pod["metadata"]["name"], pod["metadata"]["namespace"], exc)) from exc
-                self.refused[name] = str(exc)
-                fresh = self.api.get_pod(pod["metadata"]["namespace"], pod["metadata"]["name"])
-                if fresh is not None and _uid(fresh) == _uid(pod):
-                    still.append(fresh)
-                else:
-                    self.refused.pop(name, None)
+                self._refused(name, pod, exc)
+                if self.stopped is not None:
+                    return
                 continue
             self.refused.pop(name, None)
             self.evicted.append(name)
             self.terminating[name] = _uid(pod)
-        self.pending = still
+
+    def _refused(self, name, pod, exc):
+        """One eviction (or deletion) answered ``exc``: gone, waited out, retried later, or that pod's end."""
+        if exc.code == 404:
+            self.refused.pop(name, None)
+            return
+        if self.options.disable_eviction:
+            self.failed[name] = (exc.code, str(exc), self._error_text(pod, exc))
+            self.stopped = name
+            return
+        terminating_ns = exc.code == 403 and any(c.get("reason") == "NamespaceTerminating" for c in exc.causes)
+        if terminating_ns and pod["metadata"].get("deletionTimestamp"):
+            self.terminating[name] = _uid(pod)
+            return
+        if exc.code != 429 and not terminating_ns:
+            self.refused.pop(name, None)
+            self.failed[name] = (exc.code, str(exc), self._error_text(pod, exc))
+            return
+        self.refused[name] = exc
+        try:
+            fresh = self.api.get_pod(pod["metadata"]["namespace"], pod["metadata"]["name"])
+        except kube_api.KubeApiError:
+            fresh = pod  # kubectl: "we ignore errors and let eviction sort it out with the original pod"
+        if fresh is not None and _uid(fresh) == _uid(pod):
+            self.pending[name] = (fresh, self.clock() + self.options.poll)
+        else:
+            self.refused.pop(name, None)
 
     def _forget_gone(self):
         for name, uid in list(self.terminating.items()):
             namespace, pod_name = name.split("/", 1)
-            fresh = self.api.get_pod(namespace, pod_name)
+            try:
+                fresh = self.api.get_pod(namespace, pod_name)
+            except kube_api.KubeApiError as exc:
+                del self.terminating[name]
+                self.failed[name] = (exc.code, str(exc), 'error when waiting for pod "%s" in namespace "%s" to terminate: %s' % (pod_name, namespace, exc))
+                continue
             if fresh is None or _uid(fresh) != uid:
                 del self.terminating[name]
 
     def _blocked(self):
-        """(pod name, API message, covering PDBs) for every pod whose eviction is refused now."""
+        """(pod name, the API's error, covering PDBs) for every pod whose eviction is refused now."""
         by_namespace = {}
-        for pod in self.pending:
-            name = filters.pod_name(pod)
+        for name, (pod, _due) in self.pending.items():
             if name not in self.refused:
                 continue
             namespace = pod["metadata"]["namespace"]
@@ -181,17 +236,48 @@ class _Run:
                 by_namespace[namespace] = self.api.pdbs(namespace)
             yield name, self.refused[name], budgets.budgets_for(pod, by_namespace[namespace])
 
+    def _blockers(self):
+        """What refuses the evictions now, for the progress line: the budgets that block, else each pod's API message."""
+        named, pods = set(), []
+        for name, exc, pdbs in self._blocked():
+            chosen = budgets.blocking(pdbs, exc.causes)
+            named.update(budgets.short(b, exc.causes) for b in chosen)
+            if not chosen:
+                pods.append("pod %s: %s" % (name, exc))
+        return sorted(named) + pods
+
     def _blocked_details(self):
-        return [{"pod": name, "message": why, "budgets": [{"name": b["metadata"]["name"], "spec": b.get("spec"), "status": {
+        return [{"pod": name, "message": str(exc), "budgets": [{"name": b["metadata"]["name"], "spec": b.get("spec"), "status": {
             k: (b.get("status") or {}).get(k) for k in ("disruptionsAllowed", "currentHealthy", "desiredHealthy", "expectedPods")}}
-            for b in pdbs]} for name, why, pdbs in self._blocked()]
+            for b in pdbs]} for name, exc, pdbs in self._blocked()]
+
+    def _failed_details(self):
+        return [{"pod": name, "code": code, "message": message} for name, (code, message, _text) in sorted(self.failed.items())]
+
+    def _evicted_part(self):
+        verb = "deleted" if self.options.disable_eviction else "evicted"
+        if not self.evicted:
+            return "nothing was %s" % verb
+        return "%s %d (%s)" % (verb, len(self.evicted), progress.names(sorted(self.evicted)))
+
+    def _failed_message(self, left):
+        return "drain %s: %d pod%s left after %s: %s; %s" % (
+            self.node, len(left), "" if len(left) == 1 else "s", "an error" if len(left) == 1 else "errors",
+            "; ".join("%s (%s)" % (name, self.failed[name][2]) for name in left), self._evicted_part())
+
+    def _stopped_message(self):
+        left = self._left()
+        return "drain %s: %s; the drain stopped there, as kubectl's deletePods does, with %d pod%s left (%s); %s" % (
+            self.node, self.failed[self.stopped][2], len(left), "" if len(left) == 1 else "s", ", ".join(left), self._evicted_part())
 
     def _timed_out(self, left, waited):
         reasons = {}
-        for name, why, pdbs in self._blocked():
-            reasons[name] = "eviction refused: %s%s" % (why.rstrip("."), "".join("; " + budgets.describe(b) for b in pdbs))
+        for name, exc, pdbs in self._blocked():
+            reasons[name] = "eviction refused: %s%s" % (str(exc).rstrip("."), "".join("; " + budgets.describe(b) for b in budgets.blocking(pdbs, exc.causes)))
         for name in self.terminating:
             reasons[name] = "evicted, still terminating" if name in self.evicted else "being deleted, still terminating"
+        for name, (_code, _message, text) in self.failed.items():
+            reasons[name] = text
         parts = ["%s (%s)" % (name, reasons.get(name, "not evicted yet")) for name in left]
         return "drain %s: timed out after %s (timeout %s) with %d pod%s left: %s" % (
             self.node, progress.seconds(waited), progress.seconds(self.options.timeout), len(left), "" if len(left) == 1 else "s",

@@ -14,7 +14,17 @@ The eviction steps copy pkg/registry/core/pod/storage/eviction.go (``EvictionRES
   cause ``The disruption budget <pdb> needs <desired> healthy pods and has <current> currently``
   (retryAfterSeconds 0, so no Retry-After header); otherwise the pod goes into
   ``status.disruptedPods`` and is deleted with the Eviction's DeleteOptions;
-- success: 201 with ``{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Success"}``.
+- success: 201 with ``{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Success"}``;
+- server-side dry run (``propagateDryRun``): the query's ``dryRun`` goes into the Eviction's
+  ``deleteOptions.dryRun`` when that is empty; both set and different: ``Non-matching dry-run
+  options in request and content: %v and %v`` (a plain error, so a 500 InternalError). A non-empty
+  ``deleteOptions.dryRun`` (k8s.io/apiserver/pkg/util/dryrun ``IsDryRun``: ``len(flag) > 0``) runs
+  every check and answers as above, 429 included, but ``checkAndDecrement`` leaves the PDB's
+  ``disruptedPods`` alone and the pod DELETE persists nothing (DryRunnableStorage): nothing changes.
+
+``ApiServerDouble.fail_eviction`` makes the evictions of one pod fail with a given code and message
+(what an admission webhook, a storage error or a broken PDB does to a real eviction), checked
+right after the name, before the pod is read.
 
 PDB status copies the disruption controller (pkg/controller/disruption/disruption.go):
 ``countHealthyPods`` (not being deleted, not in disruptedPods, Ready), ``getExpectedPodCount``
@@ -113,11 +123,44 @@ def _pdbs_for(store, pod):
             and selection.match_labels(p["spec"]["selector"], pod["metadata"].get("labels"))]
 
 
-def evict(store, namespace, name, eviction, dry_run=False):
-    """Run one eviction; returns (HTTP code, Status body) or raises ApiError."""
+# The reason NewGenericServerResponse (k8s.io/apimachinery/pkg/api/errors/errors.go) gives each code.
+REASONS = {400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "NotFound", 405: "MethodNotAllowed", 409: "Conflict",
+           410: "Gone", 422: "Invalid", 429: "TooManyRequests", 500: "InternalError", 503: "ServiceUnavailable", 504: "Timeout"}
+
+
+def failure(code, message):
+    """The Status of an injected eviction failure: ``code``, its reason, ``message`` as given."""
+    body = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "message": message}
+    if code in REASONS:
+        body["reason"] = REASONS[code]
+    body["code"] = code
+    return api_status.ApiError(body)
+
+
+def _propagate_dry_run(options, query_dry_run):
+    """eviction.go ``propagateDryRun``: the DeleteOptions' dryRun, filled from the query's when empty."""
+    asked = [query_dry_run] if isinstance(query_dry_run, str) else (["All"] if query_dry_run else [])
+    body = list(options.get("dryRun") or [])
+    if not body:
+        return asked
+    if asked and asked != body:
+        raise api_status.internal_error("Non-matching dry-run options in request and content: [%s] and [%s]" % (" ".join(asked), " ".join(body)))
+    return body
+
+
+def evict(store, namespace, name, eviction, dry_run=False, failures=None):
+    """Run one eviction; returns (HTTP code, Status body) or raises ApiError.
+
+    ``dry_run``: the query's ``dryRun`` (a string, or a bool for ``All``); ``failures``: {(namespace,
+    name): (code, message)} of pods whose eviction fails so (`ApiServerDouble.fail_eviction`).
+    """
     if (eviction.get("metadata") or {}).get("name") != name:
         raise api_status.bad_request("name in URL does not match name in Eviction object")
     options = dict(eviction.get("deleteOptions") or {})
+    options["dryRun"] = _propagate_dry_run(options, dry_run)
+    dry_run = len(options["dryRun"]) > 0
+    if (failures or {}).get((namespace, name)):
+        raise failure(*failures[(namespace, name)])
     with store.cond:
         pod = store.get("pods", namespace, name)
         phase = pod.get("status", {}).get("phase")
@@ -145,6 +188,7 @@ def evict(store, namespace, name, eviction, dry_run=False):
 
 
 def _delete(store, pod, options, dry_run):
-    if not dry_run:
-        store.delete("pods", pod["metadata"]["namespace"], pod["metadata"]["name"], options)
+    """addConditionAndDeletePod: the pod DELETE with the Eviction's options (a dry run checks and stores nothing)."""
+    options = {k: v for k, v in options.items() if k != "dryRun"}
+    store.delete("pods", pod["metadata"]["namespace"], pod["metadata"]["name"], options, dry_run=dry_run)
     return 201, api_status.success()

@@ -9,7 +9,8 @@ Paths and verbs as the real server lays them out (apiserver/pkg/endpoints/instal
 Status's ``code``. A DELETE answers the object (with ``deletionTimestamp`` while a pod's grace
 period runs). PUT/PATCH of ``/status`` changes only ``status``, of the object everything but
 ``status`` (the registries' PrepareForUpdate). Every request is logged as (method, path with query)
-in ``double.requests`` so tests can see what a client really sent. ``dryRun=All`` writes check and
+in ``double.requests`` so tests can see what a client really sent. Protobuf request bodies
+(kubectl's DeleteOptions) are read into their JSON form first (protobuf_body.py). ``dryRun=All`` writes check and
 answer but change nothing (dryrun.py).
 """
 
@@ -18,7 +19,7 @@ import http.server
 import json
 import urllib.parse
 
-from apiserver import binding, discovery, dryrun, eviction, objects, patch, proxy, selection, tables, watch
+from apiserver import binding, discovery, dryrun, eviction, objects, patch, protobuf_body, proxy, selection, tables, watch
 from apiserver import status as api_status
 from apiserver import store as api_store
 
@@ -68,9 +69,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         body = self._body()
         double.requests.append((self.command, self.path))
         try:
-            if self.headers.get("Content-Type", "").startswith("application/vnd.kubernetes.protobuf") and body:
-                raise api_status.ApiError({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
-                                           "message": "the double only speaks JSON", "reason": "UnsupportedMediaType", "code": 415})
+            if self.headers.get("Content-Type", "").startswith(protobuf_body.CONTENT_TYPE) and body:
+                body = protobuf_body.json_body(body)
             result = self._route(double, url.path, query, body)
             if result is not None:
                 self._send(*result)
@@ -191,8 +191,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if resource == "pods" and sub == "eviction":
             if self.command != "POST":
                 raise api_status.method_not_supported("pods/eviction", self.command.lower())
-            dry_run = query.get("dryRun") == "All"
-            code, result = eviction.evict(store, namespace, name, json.loads(body or b"{}"), dry_run)
+            code, result = eviction.evict(store, namespace, name, json.loads(body or b"{}"), query.get("dryRun"), double.eviction_failures)
             return code, result
         if sub not in (None, "status"):
             raise api_status.plain_not_found()

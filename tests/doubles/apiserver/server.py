@@ -52,6 +52,7 @@ class ApiServerDouble:
         self.store = api_store.Store()
         self.kubelets = {}
         self.requests = audit.RequestLog(audit_log)
+        self.eviction_failures = {}
         self.controllers = controllers
         self._replicasets = None
         self._httpd = None
@@ -172,6 +173,20 @@ class ApiServerDouble:
     def add_pdb(self, name, match_labels, namespace="default", min_available=None, max_unavailable=None):
         """A policy/v1 PodDisruptionBudget; its status is computed from the pods on every read."""
         return self.store.create("poddisruptionbudgets", objects.pdb(name, namespace, match_labels, min_available, max_unavailable))
+
+    def fail_eviction(self, name, code, message, namespace="default"):
+        """Make every eviction of pod ``namespace/name`` fail with HTTP ``code`` and ``message`` (eviction.py
+        ``failure``) until `allow_eviction`; ``code`` 429 or 404 are what a drain retries or takes as gone."""
+        self.eviction_failures[(namespace, name)] = (int(code), str(message))
+
+    def allow_eviction(self, name, namespace="default"):
+        """Undo `fail_eviction` for that pod."""
+        self.eviction_failures.pop((namespace, name), None)
+
+    def add_event(self, involved, reason, message, event_type="Normal", component="kubelet", host=None):
+        """A core/v1 Event about ``involved`` (an ObjectReference: ``objects.object_reference(obj)`` or the
+        kubelet's ``objects.kubelet_node_reference(name)``), as client-go's recorder writes it."""
+        return self.store.create("events", objects.event(involved, reason, message, api_store.timestamp(), event_type, component, host))
 
     # -- reading back ----------------------------------------------------------------------
     def node(self, name):
