@@ -14,12 +14,12 @@ from ansible.utils.display import Display
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _k8s_names
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import api as kube_api
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import connection
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import node as kube_node
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.outcome import outcome
 
 ARGUMENT_SPEC = {
-    "kubeconfig": {"type": "path"},
-    "context": {"type": "str"},
+    **connection.ARGUMENT_SPEC,
     "request_timeout": {"type": "float", "default": kube_api.REQUEST_TIMEOUT},
     "node": {"type": "str", "required": True},
     "state": {"type": "str", "required": True, "choices": list(kube_node.STATES)},
@@ -38,7 +38,7 @@ class ActionModule(ActionBase):
 
     TRANSFERS_FILES = False
     _requires_connection = False
-    _VALID_ARGS = frozenset(ARGUMENT_SPEC)
+    _VALID_ARGS = frozenset(ARGUMENT_SPEC) | connection.ALIASES
 
     def run(self, tmp=None, task_vars=None):
         result = super().run(tmp, task_vars)
@@ -49,7 +49,7 @@ class ActionModule(ActionBase):
         def body():
             _k8s_names.node_name(args["node"])  # before the kubeconfig's credential plugin runs, before any request
             options = kube_node.options_from(args)
-            api = kube_api.connect(args["kubeconfig"], args["context"], timeout=args["request_timeout"])
+            api = kube_api.connect(settings=connection.from_task(args), timeout=args["request_timeout"])
             return kube_node.apply(api, args["node"], args["state"], options, check_mode=bool(self._task.check_mode), display=display.display)
 
         result.update(outcome(body, node=args["node"], state=args["state"]))

@@ -10,12 +10,12 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _k8s_nam
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import metrics
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import metrics_fetch
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import api as kube_api
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import connection
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.outcome import outcome
 
 ARGUMENT_SPEC = {
     "node": {"type": "str", "required": True},
-    "kubeconfig": {"type": "path"},
-    "context": {"type": "str"},
+    **connection.ARGUMENT_SPEC,
     "previous": {"type": "dict"},
     "request_timeout": {"type": "float", "default": kube_api.REQUEST_TIMEOUT},
 }
@@ -26,7 +26,7 @@ class ActionModule(ActionBase):
 
     TRANSFERS_FILES = False
     _requires_connection = False
-    _VALID_ARGS = frozenset(ARGUMENT_SPEC)
+    _VALID_ARGS = frozenset(ARGUMENT_SPEC) | connection.ALIASES
 
     def run(self, tmp=None, task_vars=None):
         result = super().run(tmp, task_vars)
@@ -37,7 +37,8 @@ class ActionModule(ActionBase):
             _k8s_names.node_name(args["node"])  # before the kubeconfig's credential plugin runs, before any request
             if args["previous"] is not None:
                 metrics.check_scrape(args["previous"], "previous")  # before any request
-            scrape = metrics_fetch.fetch_metrics(args["node"], args["kubeconfig"], args["context"], timeout=args["request_timeout"])
+            api = kube_api.connect(settings=connection.from_task(args), timeout=args["request_timeout"])
+            scrape = metrics_fetch.fetch_metrics(args["node"], connect=lambda *unused, **ignored: api)
             answer = {"changed": False, "scrape": scrape}
             if args["previous"]:
                 answer["rates"] = metrics.rates(args["previous"], scrape)

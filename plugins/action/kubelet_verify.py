@@ -17,12 +17,12 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _k8s_nam
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._errors import NumaGateError
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import secrets
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import api as kube_api
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import connection
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import ready
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.outcome import outcome
 
 ARGUMENT_SPEC = {
-    "kubeconfig": {"type": "path"},
-    "context": {"type": "str"},
+    **connection.ARGUMENT_SPEC,
     "request_timeout": {"type": "float", "default": kube_api.REQUEST_TIMEOUT},
     "node": {"type": "str", "required": True},
     "expect": {"type": "dict", "default": {}},
@@ -37,7 +37,7 @@ class ActionModule(ActionBase):
 
     TRANSFERS_FILES = False
     _requires_connection = False
-    _VALID_ARGS = frozenset(ARGUMENT_SPEC)
+    _VALID_ARGS = frozenset(ARGUMENT_SPEC) | connection.ALIASES
 
     def run(self, tmp=None, task_vars=None):
         result = super().run(tmp, task_vars)
@@ -50,7 +50,7 @@ class ActionModule(ActionBase):
             if args["timeout"] < 0 or args["stable_s"] < 0 or not args["poll"] > 0:
                 raise NumaGateError("timeout and stable_s must be 0 or more seconds and poll more than 0, not %r, %r and %r"
                                     % (args["timeout"], args["stable_s"], args["poll"]))
-            api = kube_api.connect(args["kubeconfig"], args["context"], timeout=args["request_timeout"])
+            api = kube_api.connect(settings=connection.from_task(args), timeout=args["request_timeout"])
             return dict(ready.verify(api, args["node"], args["expect"], timeout=args["timeout"], stable_s=args["stable_s"],
                                      poll=args["poll"], display=display.display), changed=False)
 

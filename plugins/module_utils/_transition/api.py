@@ -4,7 +4,9 @@
 
 Public: `connect`, `Api`, `KubeApiError`, `HAS_KUBERNETES`, `REQUEST_TIMEOUT`, `MAX_ANSWER_BYTES`, `MAX_PROXY_BYTES`.
 
-It loads a kubeconfig (and context) with the client's own loader (`kubeconfig.load`: files checked
+It connects with kubernetes.core's connection options (`connection`: host, api_key, ca_cert,
+client_cert, client_key, validate_certs, proxy, kubeconfig, context and their K8S_AUTH_* variables),
+loading a kubeconfig, when one is used, with the client's own loader (`kubeconfig`: files checked
 first, an exec credential plugin bounded), so every authentication the client supports works
 (certificates, tokens, exec plugins), and builds each request with the client's ApiClient
 (``param_serialize``: URL, headers, credentials). The exchange itself is `transport.exchange` over
@@ -12,7 +14,8 @@ the client's urllib3 pool: each call has one deadline (``timeout``, default `REQ
 that its tries all live inside (at most `ATTEMPTS`, only when nothing was sent or a GET broke) and
 a size bound in bytes. Answers come back as the API's JSON (plain dicts, camelCase keys), checked
 by `shapes` for the fields the steps read; every error answer becomes a `KubeApiError` carrying the
-HTTP code and the API's Status (reason, message, causes). Names are checked by the API server's
+HTTP code and the API's Status (reason, message, causes); a 401 names the credential that was refused
+(never its value: the token is masked in every message). Names are checked by the API server's
 rules before they go into a path (`_k8s_names`), and each path segment is quoted. The API server's
 URL is shown with its userinfo masked (`urls`), everywhere. Paths are the API's own
 (``/api/v1/nodes/<name>``, ``/api/v1/namespaces/<ns>/pods/<name>/eviction``, ``/apis/policy/v1/...``,
@@ -29,6 +32,7 @@ import urllib.parse
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _k8s_names
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._errors import NumaGateError
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._fileio import parse_json
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import connection
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import kubeconfig as _kubeconfig
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import shapes, transport, urls
 
@@ -62,24 +66,31 @@ def _size(limit):
     return "%d bytes" % limit
 
 
-def connect(kubeconfig=None, context=None, timeout=REQUEST_TIMEOUT):
-    """An `Api` for ``kubeconfig`` (None: the client's default, ``$KUBECONFIG`` or ~/.kube/config) and ``context``.
+def connect(kubeconfig=None, context=None, timeout=REQUEST_TIMEOUT, settings=None):
+    """An `Api` for ``settings`` (checked `connection.Settings`, from `connection.from_task`), or else for ``kubeconfig``
+    (None: the client's default, ``$KUBECONFIG`` or ~/.kube/config) and ``context`` alone.
 
     ``timeout``: each request's deadline in seconds, and the exec credential plugin's.
     """
     if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or not math.isfinite(timeout) or timeout <= 0:
         raise NumaGateError("request_timeout must be more than 0 seconds, not %r" % (timeout,))
-    return Api(_kubeconfig.load(kubeconfig, context, exec_timeout=timeout), timeout=timeout)
+    if settings is None:
+        settings = connection.Settings({"kubeconfig": kubeconfig, "context": context})
+    client = _kubeconfig.ApiClient(configuration=connection.configuration(settings, exec_timeout=timeout))
+    return Api(client, timeout=timeout, secrets=settings.secrets(), credential=settings.credential())
 
 
 class Api:
     """The API calls the transition needs, over one ApiClient; answers are the API's JSON as dicts."""
 
-    def __init__(self, client, timeout=REQUEST_TIMEOUT, clock=time.monotonic, sleep=time.sleep):
+    # pylint: disable-next=too-many-arguments
+    def __init__(self, client, timeout=REQUEST_TIMEOUT, clock=time.monotonic, sleep=time.sleep, secrets=(), credential=None):
         self.client = client
         self.timeout = timeout
         self.clock, self.sleep = clock, sleep
-        self._secrets = urls.userinfo(client.configuration.host) + urls.userinfo(getattr(client.configuration, "proxy", None))
+        self.credential = credential or "the kubeconfig's credentials"
+        self._secrets = (urls.userinfo(client.configuration.host) + urls.userinfo(getattr(client.configuration, "proxy", None))
+                         + [s for s in secrets if s])
 
     @property
     def host(self):
@@ -108,6 +119,10 @@ class Api:
         data = json.dumps(body).encode("utf-8") if body is not None else None
         status, answer = self._exchange(method, url, headers, data, deadline, max_bytes, where, path)
         text = answer.decode("utf-8", "replace")
+        if status == 401:
+            # kube-apiserver's authentication filter answers every request it cannot authenticate so, whatever the path.
+            raise KubeApiError("%s: HTTP 401 Unauthorized: the API server did not accept %s" % (where, self.credential),
+                               code=401, reason="Unauthorized")
         if not 200 <= status <= 299:
             raise _error(method, path, status, text, self._masked)
         if raw:

@@ -2,7 +2,8 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Load a kubeconfig with the ``kubernetes`` client's own loader, without anything in it able to block the run.
 
-Public: `load`, `KubeconfigError`, `MAX_KUBECONFIG_BYTES`, `MAX_EXEC_OUTPUT`.
+Public: `load`, `load_configuration`, `require_client`, `default_paths`, `check_file`, `KubeconfigError`, `MAX_KUBECONFIG_BYTES`,
+`MAX_EXEC_OUTPUT`.
 
 The client's loader (kubernetes.config.kube_config) does the parsing, merging (``$KUBECONFIG``
 lists), contexts and every authentication it knows; three things it does unbounded are bounded here:
@@ -58,28 +59,37 @@ def _kind(mode):
     return "not a regular file"
 
 
-def _check_file(path, what, limit=MAX_KUBECONFIG_BYTES):
-    """Refuse ``path`` (links followed: a controller's own files) unless it is a regular file of at most ``limit`` bytes."""
+def check_file(path, what, limit=MAX_KUBECONFIG_BYTES, option="kubeconfig"):
+    """Refuse ``path`` (links followed: a controller's own files) unless it is a regular file of at most ``limit`` bytes.
+
+    The error's details name the path under ``option`` (the task option it came from).
+    """
+    details = {option: path}
     try:
         info = os.stat(path)
     except OSError as exc:
-        raise KubeconfigError("%s %s: %s" % (what, path, exc.strerror or exc), kubeconfig=path) from exc
+        raise KubeconfigError("%s %s: %s" % (what, path, exc.strerror or exc), **details) from exc
     if not stat.S_ISREG(info.st_mode):
-        raise KubeconfigError("%s %s is %s, not a regular file; not read" % (what, path, _kind(info.st_mode)), kubeconfig=path)
+        raise KubeconfigError("%s %s is %s, not a regular file; not read" % (what, path, _kind(info.st_mode)), **details)
     if info.st_size > limit:
-        raise KubeconfigError("%s %s is larger than %d bytes; not read" % (what, path, limit), kubeconfig=path)
+        raise KubeconfigError("%s %s is larger than %d bytes; not read" % (what, path, limit), **details)
 
 
-def _paths(kubeconfig):
-    """The files the loader would read: ``kubeconfig``, or each existing entry of the client's default (``$KUBECONFIG`` or ~/.kube/config)."""
-    if kubeconfig is not None:
-        return [kubeconfig]
+def default_paths():
+    """Each existing entry of the client's default kubeconfig (``$KUBECONFIG``, a list, or ~/.kube/config); [] when none exists."""
+    if not HAS_KUBERNETES:
+        return []
     paths = []
     for entry in _kube_config.KUBE_CONFIG_DEFAULT_LOCATION.split(_kube_config.ENV_KUBECONFIG_PATH_SEPARATOR):
         entry = os.path.expanduser(entry)
         if entry and os.path.lexists(entry):
             paths.append(entry)
     return paths
+
+
+def _paths(kubeconfig):
+    """The files the loader would read: ``kubeconfig``, or `default_paths`."""
+    return [kubeconfig] if kubeconfig is not None else default_paths()
 
 
 def _read_bounded(process, deadline, limit):
@@ -210,20 +220,30 @@ class _Loader(_KubeConfigLoader):
             name = self._user["tokenFile"]
             if not isinstance(name, str):
                 raise KubeconfigError("the kubeconfig's tokenFile is a %s, not a path" % type(name).__name__)
-            _check_file(os.path.normpath(os.path.join(self._get_base_path(self._user.path), name)), "the kubeconfig's tokenFile")
+            check_file(os.path.normpath(os.path.join(self._get_base_path(self._user.path), name)), "the kubeconfig's tokenFile")
         return super()._load_user_token()
 
 
 def load(kubeconfig=None, context=None, exec_timeout=30):
     """An ApiClient for ``kubeconfig`` (None: the client's default) and ``context``; `KubeconfigError` names what is wrong."""
+    return ApiClient(configuration=load_configuration(kubeconfig, context, exec_timeout))
+
+
+def require_client():
+    """Raise `KubeconfigError` when the ``kubernetes`` library cannot be imported."""
     if not HAS_KUBERNETES:
         raise KubeconfigError("the Python library 'kubernetes' is needed on the controller for the Kubernetes API steps "
                               "(pip install kubernetes): %s" % KUBERNETES_IMPORT_ERROR)
+
+
+def load_configuration(kubeconfig=None, context=None, exec_timeout=30):
+    """The client's Configuration from ``kubeconfig`` (None: the client's default) and ``context``; as `load`."""
+    require_client()
     where = kubeconfig or "(default)"
     try:
         paths = _paths(kubeconfig)
         for path in paths:
-            _check_file(path, "kubeconfig")
+            check_file(path, "kubeconfig")
         if not paths:
             raise ConfigException("Invalid kube-config file. No configuration found.")
         merger = _kube_config.KubeConfigMerger(_kube_config.ENV_KUBECONFIG_PATH_SEPARATOR.join(paths))
@@ -241,4 +261,4 @@ def load(kubeconfig=None, context=None, exec_timeout=30):
         raise KubeconfigError("cannot load the kubeconfig %s (context %s): %s%s" % (
             where, context or "(current)", "" if isinstance(exc, (ConfigException, OSError)) else type(exc).__name__ + ": ",
             " ".join(str(exc).split())[:300]), kubeconfig=kubeconfig) from exc
-    return ApiClient(configuration=configuration)
+    return configuration
