@@ -1,0 +1,85 @@
+# Copyright: (c) 2026, GPU Smith
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The service_load action: one run of the operator's load generator from the controller (a command, or a Job through the API)."""
+
+from __future__ import annotations
+
+from ansible.plugins.action import ActionBase
+
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import service_load
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import api as kube_api
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import urls
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.outcome import outcome
+
+ARGUMENT_SPEC = {
+    "side": {"type": "str", "required": True, "choices": ["baseline", "canary"]},
+    "repetition": {"type": "int", "required": True},
+    "window": {"type": "int", "required": True},
+    "phase": {"type": "str", "default": "measure", "choices": ["warmup", "measure"]},
+    "argv": {"type": "list", "elements": "str"},
+    "job": {"type": "dict"},
+    "stop_after": {"type": "float"},
+    "timeout": {"type": "float", "default": 3600.0},
+    "result_file": {"type": "str"},
+    "max_result_bytes": {"type": "int", "default": 16 * 1024 * 1024},
+    "kubeconfig": {"type": "path"},
+    "context": {"type": "str"},
+    "request_timeout": {"type": "float", "default": kube_api.REQUEST_TIMEOUT},
+    "poll": {"type": "float", "default": 2.0},
+}
+
+
+def _label(args):
+    return "%s repetition %d (window %d, %s)" % (args["side"], args["repetition"], args["window"],
+                                                 "the warmup" if args["phase"] == "warmup" else "the measured part")
+
+
+def run_load(args, connect=kube_api.connect):
+    """The action's result from validated ``args``: what ran, its start and end, how it ended, the result file's JSON (``client``)."""
+    if bool(args["argv"]) == bool(args["job"]):
+        raise service_load.LoadError("service_load needs exactly one of argv (a command on the controller) and job (a Job manifest)")
+    for key in ("timeout", "stop_after", "poll", "request_timeout"):
+        if args[key] is not None and not args[key] > 0:
+            raise service_load.LoadError("service_load's %s must be more than 0 seconds, got %r" % (key, args[key]))
+    service_load.check_result_file(args["result_file"])
+    if args["argv"]:
+        what = {"argv": [urls.mask_url(arg) for arg in args["argv"]]}
+        result = service_load.run_command(args["argv"], args["timeout"], args["stop_after"])
+        shown = "argv %s" % what["argv"]
+    else:
+        what = {"manifest": args["job"]}
+        metadata = args["job"].get("metadata") or {}
+        shown = "Job %s/%s" % (metadata.get("namespace", "default"), metadata.get("name"))
+        api = connect(args["kubeconfig"], args["context"], timeout=args["request_timeout"])
+        result = service_load.run_job(api, args["job"], args["timeout"], args["stop_after"], args["poll"])
+    message = service_load.failure(_label(args), shown, result, args["timeout"])
+    if message:
+        raise service_load.LoadError(message, exit_status=result.get("exit_status"), stderr_tail=result.get("stderr_tail"), **what)
+    if result.get("stopped"):
+        outcome_text = "stopped after %g s (the warmup's duration)" % args["stop_after"]
+    elif "job_state" in result:
+        outcome_text = "the Job completed (%s)" % (result["job_detail"] or "Complete")
+    else:
+        outcome_text = "exit status 0"
+    client = None if result.get("stopped") else service_load.read_result(args["result_file"], args["max_result_bytes"])
+    return dict(what, changed=False, outcome=outcome_text, client=client,
+                result_file=args["result_file"] if client is not None else None,
+                **{key: result[key] for key in ("start", "end", "exit_status", "stopped", "stdout_tail", "stderr_tail") if key in result})
+
+
+class ActionModule(ActionBase):
+    """Run the operator's load generator once, from the controller (see the module's docs)."""
+
+    TRANSFERS_FILES = False
+    _requires_connection = False
+    _VALID_ARGS = frozenset(ARGUMENT_SPEC)
+
+    def run(self, tmp=None, task_vars=None):
+        result = super().run(tmp, task_vars)
+        del tmp
+        _validation, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
+        if self._task.check_mode:
+            result.update(changed=False, skipped=True, msg="check mode: the load generator is not run")
+            return result
+        result.update(outcome(lambda: run_load(args)))
+        return result
