@@ -12,7 +12,17 @@ Wording copied from the real components:
   ownerReference to their Node (pkg/kubelet/pod/mirror_client.go); kubectl drain and k8s_drain
   skip them by that annotation.
 - Pods default ``terminationGracePeriodSeconds`` to 30 (pkg/apis/core/v1/defaults.go).
+- Events (core/v1) as client-go's recorder writes them (client-go tools/record event.go
+  ``makeEvent`` / ``generateEvent``): name ``<object name>.<creation time in ns, hex>``, the
+  involved object's namespace or ``default`` for a cluster-scoped one, ``count`` 1, first and
+  last timestamp the same, ``source`` the recorder's component and host. The involved object is an
+  ObjectReference as client-go's ``reference.GetReference`` builds it (kind, namespace, name,
+  uid, apiVersion, resourceVersion); the kubelet's own node events use its ``nodeRef``
+  (pkg/kubelet/kubelet.go: kind Node, the node name as uid, no apiVersion), so ``kubectl events
+  --for node/X``, which also selects ``involvedObject.apiVersion=v1``, does not show them.
 """
+
+import time
 
 NODE_READY = {
     "True": ("KubeletReady", "kubelet is posting ready status"),
@@ -53,6 +63,32 @@ def node(name, now, ready="True", unschedulable=False, labels=None, kubelet_vers
                          "machineID": "", "systemUUID": "", "bootID": ""},
         },
     }
+
+
+def object_reference(obj, field_path=None):
+    """reference.GetReference for a stored object: the ObjectReference an event's involvedObject holds."""
+    meta = obj["metadata"]
+    ref = {"kind": obj["kind"], "name": meta["name"], "uid": meta["uid"], "apiVersion": obj["apiVersion"], "resourceVersion": meta["resourceVersion"]}
+    if meta.get("namespace"):
+        ref["namespace"] = meta["namespace"]
+    if field_path:
+        ref["fieldPath"] = field_path
+    return ref
+
+
+def kubelet_node_reference(name):
+    """The kubelet's ``nodeRef``, the involvedObject of the events it records about its node."""
+    return {"kind": "Node", "name": name, "uid": name}
+
+
+def event(involved, reason, message, now, event_type="Normal", component="kubelet", host=None):
+    """A core/v1 Event about ``involved`` (an ObjectReference) as the recorder writes it (see the module docstring)."""
+    return {"kind": "Event", "apiVersion": "v1",
+            "metadata": {"name": "%s.%x" % (involved["name"], time.time_ns()), "namespace": involved.get("namespace") or "default"},
+            "involvedObject": dict(involved), "reason": reason, "message": message,
+            "source": {"component": component, "host": host} if host else {"component": component},
+            "firstTimestamp": now, "lastTimestamp": now, "count": 1, "type": event_type, "eventTime": None,
+            "reportingComponent": "", "reportingInstance": ""}
 
 
 def controller_ref(obj):

@@ -8,6 +8,9 @@ k8s.io/apimachinery/pkg/fields/selector.go (``=``, ``==``, ``!=``); the fields e
 supports are those its registry declares (pods: pkg/registry/core/pod/strategy.go PodToSelectableFields;
 nodes: pkg/registry/core/node/strategy.go NodeToSelectableFields); any other field is refused
 with the API's wording ``field label not supported: <field>`` as a 400.
+Events: the labels pkg/apis/core/v1/conversion.go ``AddFieldLabelConversionsForEvent`` accepts, each
+read as pkg/registry/core/event/strategy.go ``EventToSelectableFields`` reads it (``source`` is
+``source.component``, ``reportingComponent`` is ``reportingComponent``, an absent field is ``""``).
 """
 
 import re
@@ -16,6 +19,21 @@ from apiserver import status as api_status
 
 # The selectable fields per resource, read from each object.
 _FIELDS = {
+    "events": {
+        "metadata.name": lambda o: o["metadata"]["name"],
+        "metadata.namespace": lambda o: o["metadata"].get("namespace", ""),
+        "involvedObject.kind": lambda o: (o.get("involvedObject") or {}).get("kind", ""),
+        "involvedObject.namespace": lambda o: (o.get("involvedObject") or {}).get("namespace", ""),
+        "involvedObject.name": lambda o: (o.get("involvedObject") or {}).get("name", ""),
+        "involvedObject.uid": lambda o: (o.get("involvedObject") or {}).get("uid", ""),
+        "involvedObject.apiVersion": lambda o: (o.get("involvedObject") or {}).get("apiVersion", ""),
+        "involvedObject.resourceVersion": lambda o: (o.get("involvedObject") or {}).get("resourceVersion", ""),
+        "involvedObject.fieldPath": lambda o: (o.get("involvedObject") or {}).get("fieldPath", ""),
+        "reason": lambda o: o.get("reason", ""),
+        "reportingComponent": lambda o: o.get("reportingComponent", ""),
+        "source": lambda o: (o.get("source") or {}).get("component", ""),
+        "type": lambda o: o.get("type", ""),
+    },
     "pods": {
         "metadata.name": lambda o: o["metadata"]["name"],
         "metadata.namespace": lambda o: o["metadata"].get("namespace", ""),

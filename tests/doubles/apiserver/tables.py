@@ -7,7 +7,9 @@ pkg/printers/internalversion/printers.go (``nodeColumnDefinitions`` / ``printNod
 ``Ready``/``NotReady``/``Unknown`` plus ``SchedulingDisabled``, roles from
 ``node-role.kubernetes.io/<role>`` labels or ``<none>``; ``podColumnDefinitions`` / ``printPod``:
 ``Terminating`` for a pod being deleted; ``podDisruptionBudgetColumnDefinitions``, ``N/A`` for the
-unset bound) and the age wording of
+unset bound; ``eventColumnDefinitions`` / ``printEvent``: last seen falls back to the first, the
+object as ``<lowercased kind>/<name>``, the source as ``formatEventSource``, count 1 when unset;
+the server prints wide, pkg/printers/storage ConvertToTable) and the age wording of
 k8s.io/apimachinery/pkg/util/duration HumanDuration. Rows carry the object as ``includeObject``
 asks (``None``, ``Object``, default ``Metadata`` as PartialObjectMetadata).
 """
@@ -21,6 +23,9 @@ NODE_COLUMNS = [("Name", "string", "name", 0), ("Status", "string", "", 0), ("Ro
 POD_COLUMNS = [("Name", "string", "name", 0), ("Ready", "string", "", 0), ("Status", "string", "", 0), ("Restarts", "string", "", 0),
                ("Age", "string", "", 0), ("IP", "string", "", 1), ("Node", "string", "", 1), ("Nominated Node", "string", "", 1),
                ("Readiness Gates", "string", "", 1)]
+EVENT_COLUMNS = [("Last Seen", "string", "", 0), ("Type", "string", "", 0), ("Reason", "string", "", 0), ("Object", "string", "", 0),
+                 ("Subobject", "string", "", 1), ("Source", "string", "", 1), ("Message", "string", "", 0), ("First Seen", "string", "", 1),
+                 ("Count", "string", "", 1), ("Name", "string", "name", 1)]
 PDB_COLUMNS = [("Name", "string", "name", 0), ("Min Available", "string", "", 0), ("Max Unavailable", "string", "", 0),
                ("Allowed Disruptions", "integer", "", 0), ("Age", "string", "", 0)]
 
@@ -51,9 +56,15 @@ def human_duration(seconds):
     return "%dy" % (hours // (24 * 365))
 
 
+def _since(stamp):
+    """printers' translateTimestampSince: ``<unknown>`` for an unset time."""
+    if not stamp:
+        return "<unknown>"
+    return human_duration(time.time() - calendar.timegm(time.strptime(stamp[:19], "%Y-%m-%dT%H:%M:%S")))
+
+
 def _age(meta):
-    created = calendar.timegm(time.strptime(meta["creationTimestamp"], "%Y-%m-%dT%H:%M:%SZ"))
-    return human_duration(time.time() - created)
+    return _since(meta["creationTimestamp"])
 
 
 def _node_cells(node):
@@ -85,6 +96,24 @@ def _pod_cells(pod):
             pod.get("status", {}).get("podIP") or "<none>", pod["spec"].get("nodeName") or "<none>", "<none>", "<none>"]
 
 
+def _event_cells(event):
+    first = _since(event.get("firstTimestamp")) if event.get("firstTimestamp") else _since(event.get("eventTime"))
+    last = _since(event.get("lastTimestamp")) if event.get("lastTimestamp") else first
+    count = event.get("count") or 1
+    if event.get("series"):
+        last, count = _since(event["series"].get("lastObservedTime")), event["series"].get("count", 0)
+    involved = event.get("involvedObject") or {}
+    target = involved.get("kind", "").lower()
+    if involved.get("name"):
+        target = "%s/%s" % (target, involved["name"])
+    source = event.get("source") or {}
+    component = source.get("component") or event.get("reportingComponent", "")
+    instance = source.get("host") or event.get("reportingInstance", "")
+    return [last, event.get("type", ""), event.get("reason", ""), target, involved.get("fieldPath", ""),
+            "%s, %s" % (component, instance) if instance else component, (event.get("message") or "").strip(), first, count,
+            event["metadata"]["name"]]
+
+
 def _pdb_cells(pdb):
     spec = pdb["spec"]
     return [pdb["metadata"]["name"], str(spec["minAvailable"]) if "minAvailable" in spec else "N/A",
@@ -100,13 +129,15 @@ def _row_object(obj, include):
 
 
 def table(resource, items, resource_version, include="Metadata"):
-    """A Table of ``items`` (nodes, pods or PDBs); None for a resource without a printer here."""
+    """A Table of ``items`` (nodes, pods, PDBs or events); None for a resource without a printer here."""
     if resource == "nodes":
         columns, cells = NODE_COLUMNS, _node_cells
     elif resource == "pods":
         columns, cells = POD_COLUMNS, _pod_cells
     elif resource == "poddisruptionbudgets":
         columns, cells = PDB_COLUMNS, _pdb_cells
+    elif resource == "events":
+        columns, cells = EVENT_COLUMNS, _event_cells
     else:
         return None
     rows = []
