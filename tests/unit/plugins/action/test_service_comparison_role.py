@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 
 import pytest
 
@@ -147,12 +148,20 @@ def test_three_interleaved_repetitions_with_warmups(tmp_path, services):
     assert output["stats"]["localhost"]["failures"] == 0
 
 
-def _running(pid):
-    try:
-        with open("/proc/%d/stat" % pid, encoding="utf-8") as handle:
-            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
+def _running(pid, seconds=2.0):
+    """Whether ``pid`` still runs ``seconds`` after the kill (a zombie or no process: not running)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            with open("/proc/%d/stat" % pid, encoding="utf-8") as handle:
+                state = handle.read().rsplit(")", 1)[1].split()[0]
+        except FileNotFoundError:
+            return False
+        if state == "Z":
+            return False
+        if time.monotonic() > deadline:
+            return True
+        time.sleep(0.02)
 
 
 def test_a_failed_load_run_fails_naming_it_and_leaves_nothing_running(tmp_path, services):
