@@ -1,6 +1,6 @@
 """acceptance.html and index.html in a real headless Chromium (Debian's package): no console errors, no requests but the page, and
-the drawing in the RENDERED DOM has one element per NUMA node, core, CPU, GPU and NIC of the facts; a screenshot of each page is kept
-in tests/output/acceptance/.
+the drawing in the RENDERED DOM has one element per NUMA node, core, CPU, GPU and NIC of the facts, and each service drawing one line
+per repetition and side; a screenshot of each page is kept in tests/output/acceptance/.
 
 Facts: the real H200 VM (`gather(root, gpu_source="sysfs")`), hwloc's 40intel64-2g2n4c+pci (4 NUMA nodes, 40 cores, 5 NICs) and
 nvidiagpunumanodes (8 NUMA nodes, 6 of them CPU-less GPU memory, 6 GPUs), read in place. Chromium is driven through the DevTools
@@ -85,6 +85,40 @@ def test_page_renders_cleanly_and_draws_every_element(browser, tmp_path, name):
     sizes = page.evaluate("""JSON.stringify([...document.querySelectorAll('svg [data-kind="numa-node"]')].map(
         g => { const r = g.getBoundingClientRect(); return [g.dataset.numaNode, Math.round(r.width) > 0 && Math.round(r.height) > 0]; }))""")
     assert json.loads(sizes) == [[str(node["id"]), True] for node in facts["numa_nodes"]]
+
+
+SERVICE = """JSON.stringify([...document.querySelectorAll('svg[data-kind="service-drawing"]')].map(svg => ({
+    metric: svg.dataset.metric, scale: svg.dataset.scale, labelledby: svg.getAttribute('aria-labelledby'),
+    title: document.getElementById(svg.getAttribute('aria-labelledby').split(' ')[0]).textContent,
+    legend: [...svg.querySelectorAll('[data-kind="service-legend"] text')].map(t => t.textContent),
+    lines: [...svg.querySelectorAll('polyline[data-kind="service-line"]')].map(p => ({
+        side: p.dataset.side, repetition: p.dataset.repetition, cls: p.getAttribute('class'),
+        points: p.points.numberOfItems, length: Math.round(p.getTotalLength()),
+        stroke: getComputedStyle(p).stroke, dashed: getComputedStyle(p).strokeDasharray !== 'none'}))})))"""
+
+
+def test_service_drawings_have_one_line_per_repetition_and_side(browser, tmp_path):
+    """The h200-adopt record holds a comparison of 3 repetitions per side (ttft and itl): 6 drawn lines per drawing, 3 a side."""
+    _facts, built = cases(str(tmp_path))["h200-adopt"]
+    page, url, _shot = render(browser, tmp_path, "service-drawings", html.page(built))
+    assert page.console() == []
+    assert page.requests() == [url]
+    drawings = json.loads(page.evaluate(SERVICE))
+    assert [(d["metric"], d["scale"], d["labelledby"]) for d in drawings] == [
+        ("ttft", "log", "service-drawing-0-title service-drawing-0-desc"), ("itl", "log", "service-drawing-1-title service-drawing-1-desc")]
+    assert [d["title"] for d in drawings] == ["Cumulative distributions of vllm:time_to_first_token_seconds (ttft), baseline and canary",
+                                              "Cumulative distributions of vllm:inter_token_latency_seconds (itl), baseline and canary"]
+    for found in drawings:
+        assert found["legend"] == ["baseline (3 repetitions)", "canary (3 repetitions)"]
+        assert len(found["lines"]) == 6
+        assert [(line["side"], line["repetition"]) for line in found["lines"]] == [
+            ("baseline", "1"), ("baseline", "2"), ("baseline", "3"), ("canary", "1"), ("canary", "2"), ("canary", "3")]
+        for side, colour, dashed in (("baseline", "rgb(31, 119, 180)", False), ("canary", "rgb(214, 39, 40)", True)):
+            mine = [line for line in found["lines"] if line["side"] == side]
+            assert len(mine) == 3
+            assert set((line["cls"], line["stroke"], line["dashed"]) for line in mine) == {("service-line side-%s" % side, colour, dashed)}
+            # Each line is really drawn: several points and a length on the page.
+            assert all(line["points"] >= 3 and line["length"] > 100 for line in mine), mine
 
 
 def test_exact_counts_of_the_known_machines(browser, tmp_path):

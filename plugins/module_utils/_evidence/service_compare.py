@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Baseline against canary under the same load: comparability first, then the table and the objectives (pure).
 
-Public: `compare`, `client_summary`, `STATES`.
+Public: `compare`, `client_summary`, `metric_outcome`, `STATES`, `METRIC_STATES`.
 
 ``runs``: every window in the order it ran, each ``{"side": baseline | canary, "window"
 (`service_window.scrape_window` or `service_query.query_window`), "identity" ({"images": {container:
@@ -15,6 +15,9 @@ The result (``state``: held, not held, incomparable) carries the refusals and wa
 repetitions and what the difference may claim (`service_stats`), counts, bucket bounds and
 durations, completed throughput, error ratio and request rate per side, the objectives checked
 (`service_objectives`), and the client-side numbers kept apart (never mixed with the histograms).
+Each latency metric of the table also carries its ``outcome`` (`metric_outcome`), what the record
+shows beside its numbers: held, not held or incomparable by the objectives written for it, else no
+measurable difference or "no objective" (a difference beyond the spread that no objective judges).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence impor
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import service_stats as stats
 
 STATES = ("held", "not held", "incomparable")
+METRIC_STATES = ("held", "not held", "incomparable", stats.NO_DIFFERENCE, "no objective")
 SIDES = ("baseline", "canary")
 _CLIENT_PREFIXES = ("mean_", "median_", "std_", "p")
 _CLIENT_KEYS = ("duration", "completed", "failed", "num_prompts", "request_rate", "burstiness", "max_concurrency", "request_throughput",
@@ -118,6 +122,45 @@ def _table(runs, settings):
             "prefix_cache_hit_ratio": {side: checks.hit_ratio(runs, side) for side in SIDES}}
 
 
+def _difference(quantiles):
+    """One line on what the quantiles' differences may claim (`service_stats.difference` per quantile, said once)."""
+    unknown = ["%s: %s" % (label, row["finding"]) for label, row in quantiles.items() if row["beyond_spread"] is None]
+    if unknown:
+        return None, unknown
+    beyond = ["%s: %s" % (label, row["finding"]) for label, row in quantiles.items() if row["beyond_spread"] != 0]
+    if beyond:
+        return False, beyond
+    return True, ["%s at %s: every quantile's ranges overlap" % (stats.NO_DIFFERENCE, ", ".join(quantiles) or "no quantile")]
+
+
+def metric_outcome(key, entry, objectives, checked):
+    """{"state" (one of `METRIC_STATES`), "reasons"} of one latency metric of the table.
+
+    By the objectives on ``key`` (``objectives`` and their ``checked`` results, in the same order):
+    incomparable when one was not measured, not held when one failed, else held; without an
+    objective on it, no measurable difference when every quantile's ranges overlap, "no objective"
+    when some do not (the difference is shown, never judged), incomparable when a repetition has
+    no value. The reasons end with what the differences may claim.
+    """
+    mine = [result for objective, result in zip(objectives, checked) if objective["metric"] == key]
+    none_differ, said = _difference(entry["quantiles"])
+    lines = ["%s: %s" % (result["objective"], result["detail"]) for result in mine]
+    if any(result["held"] is None for result in mine):
+        state = "incomparable"
+        lines = [result["detail"] for result in mine if result["held"] is None]
+    elif any(result["held"] is False for result in mine):
+        state = "not held"
+        lines = ["%s: %s" % (result["objective"], result["detail"]) for result in mine if result["held"] is False]
+    elif mine:
+        state = "held"
+    elif none_differ is None:
+        state = "incomparable"
+    else:
+        state = stats.NO_DIFFERENCE if none_differ else "no objective"
+        lines = ["no objective was written for %s" % (entry.get("name") or key)]
+    return {"state": state, "reasons": lines + said}
+
+
 def compare(runs, objectives, settings=None):
     """{"state", "reasons", "refusals", "warnings", "repetitions", "warmups_excluded", "table", "objectives", "runs"}."""
     settings = _settings(settings)
@@ -133,6 +176,8 @@ def compare(runs, objectives, settings=None):
         return dict(result, state="incomparable", reasons=list(found["refusals"]), table=None, objectives=[])
     table = _table(measured, settings)
     checked = [objectives_.check_objective(objective, table) for objective in objectives]
+    for key, entry in table["latency"].items():
+        entry["outcome"] = metric_outcome(key, entry, objectives, checked)
     if not checked:
         return dict(result, state="incomparable", table=table, objectives=[],
                     reasons=["no service objectives were written: a comparison without objectives holds nothing"])

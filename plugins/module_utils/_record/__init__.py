@@ -11,6 +11,8 @@ Import the submodules explicitly; this file holds only this map.
 - ``escape``: `html_text`, `html_attr`, `md_text` (every value on a page goes through one of these).
 - ``svg``: `drawing`, `layout` (the node drawing: NUMA nodes, cores, CPUs by role, memory, GPUs, NICs, the canary).
 - ``sections``: `sections` (the record as rows, shared by both pages).
+- ``service_table``: `sections`, `service` (the service comparison as rows: summary, a table per latency metric, the runs).
+- ``service_svg``: `drawing`, `drawings` (per latency metric, the cumulative distributions, one line per repetition and side).
 - ``canary``: `manifest`, `qos_problems`, `admission` (the allocation canary, Guaranteed QoS, admission by layer).
 - ``markdown``: `render` (acceptance.md).  ``html``: `page`, `fleet` (acceptance.html, the fleet's index.html).
 """

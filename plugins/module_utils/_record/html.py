@@ -6,15 +6,18 @@ Public: `page`, `fleet`, `CSP`.
 
 No script, no external stylesheet, font, image or link target outside the artifacts folder; a
 Content-Security-Policy of ``default-src 'none'`` says so to the browser too, so even a value
-that slipped through could load nothing. Every value is escaped (`escape.html_text`).
+that slipped through could load nothing. Every value is escaped (`escape.html_text`). Each latency
+metric of the service comparison has its drawing (`service_svg`) right after its table.
 """
 
 from __future__ import annotations
 
+import re
 from urllib.parse import quote
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import escape
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import sections as _sections
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import service_svg
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import shapes
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import svg
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import verdict as _verdict
@@ -51,7 +54,7 @@ def _table(title, headers, rows, name):
 
 
 def _slug(title):
-    return "-".join(title.lower().split())
+    return re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")
 
 
 def page(record):
@@ -68,8 +71,12 @@ def page(record):
     title, headers, rows = parts[0]
     out.append(_table(title, headers, rows, "verdict-reasons"))
     out.append('<section data-section="drawing"><h2>The node</h2><div class="drawing">%s</div></section>' % svg.drawing(record))
+    drawings = dict(service_svg.drawings(record))
     for title, headers, rows in parts[1:]:
         out.append(_table(title, headers, rows, _slug(title)))
+        if title in drawings:
+            out.append('<section data-section="service-drawing"><h3>%s: cumulative distributions</h3><div class="drawing">%s</div></section>' % (
+                escape.html_text(title), drawings[title]))
     out.append("</body></html>\n")
     return "".join(out)
 

@@ -3,11 +3,16 @@
 """The record's sections as plain rows, the one reading that the Markdown and the HTML page share (pure).
 
 Public: `sections(record)` -> [(title, headers, rows)], every cell plain text (the renderers escape it).
+
+The service comparison's sections (`service_table`: its summary, a table per latency metric, the
+runs) follow the kubelet metrics; the attestations row of ``service_objectives`` names its state and
+points there rather than repeating the comparison as JSON.
 """
 
 from __future__ import annotations
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import escape
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import service_table
 
 _T = escape.text
 
@@ -115,8 +120,14 @@ def _slack(record):
     return ["item", "value"], [[key, _T(value)] for key, value in sorted(slack.items())]
 
 
+def _attestation(key, value):
+    if key == "service_objectives" and isinstance(value, dict) and "state" in value:
+        return "%s (measured: see %s)" % (_T(value["state"]), service_table.SUMMARY_TITLE)
+    return _T(value)
+
+
 def _attestations(record):
-    return ["item", "value"], [[key, _T(value)] for key, value in sorted(record["attestations"].items())]
+    return ["item", "value"], [[key, _attestation(key, value)] for key, value in sorted(record["attestations"].items())]
 
 
 def _warnings(record):
@@ -140,4 +151,6 @@ def sections(record):
     for title, reader in _ORDER:
         found = reader(record)
         out.append((title, None, None) if found is None else (title, found[0], found[1]))
+        if reader is _metrics:
+            out += service_table.sections(record)
     return out
