@@ -9,7 +9,9 @@ Shapes as the real server serves them (k8s.io/apimachinery/pkg/apis/meta/v1 type
 aggregated discovery (``application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList``):
 client-go then falls back to the legacy documents, as it does with servers older than 1.26.
 kubectl drain looks for ``pods/eviction`` with group ``policy`` and version ``v1`` in /api/v1
-(k8s.io/kubectl pkg/drain/drain.go CheckEvictionSupport).
+(k8s.io/kubectl pkg/drain/drain.go CheckEvictionSupport). ConfigMaps (core v1, short name ``cm``) and
+ResourceSlices (``resource.k8s.io/v1``, cluster-scoped, no short name; GA in 1.34) are listed as a 1.37
+server lists them, for reading a node's device path (device_objects.py).
 """
 
 _RW = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
@@ -34,6 +36,7 @@ RESOURCE_LISTS = {
         _resource("events", "event", True, "Event", _RW, ["ev"]),
         _resource("pods/eviction", "", True, "Eviction", ["create"], group="policy", version="v1"),
         _resource("pods/status", "", True, "Pod", ["get", "patch", "update"]),
+        _resource("configmaps", "configmap", True, "ConfigMap", _RW, ["cm"]),
     ],
     "apps/v1": [
         _resource("daemonsets", "daemonset", True, "DaemonSet", _RW, ["ds"], categories=["all"]),
@@ -43,8 +46,11 @@ RESOURCE_LISTS = {
         _resource("poddisruptionbudgets", "poddisruptionbudget", True, "PodDisruptionBudget", _RW, ["pdb"]),
         _resource("poddisruptionbudgets/status", "", True, "PodDisruptionBudget", ["get", "patch", "update"]),
     ],
+    "resource.k8s.io/v1": [
+        _resource("resourceslices", "resourceslice", False, "ResourceSlice", _RW),
+    ],
 }
-GROUPS = ("apps", "policy")
+GROUPS = ("apps", "policy", "resource.k8s.io")
 
 
 def api_versions(host):

@@ -6,7 +6,9 @@ Label selectors follow k8s.io/apimachinery/pkg/labels/selector.go: ``k=v``, ``k=
 ``k in (a,b)``, ``k notin (a,b)``, ``k``, ``!k``, joined by commas. Field selectors follow
 k8s.io/apimachinery/pkg/fields/selector.go (``=``, ``==``, ``!=``); the fields each resource
 supports are those its registry declares (pods: pkg/registry/core/pod/strategy.go PodToSelectableFields;
-nodes: pkg/registry/core/node/strategy.go NodeToSelectableFields); any other field is refused
+nodes: pkg/registry/core/node/strategy.go NodeToSelectableFields; ResourceSlices:
+pkg/registry/resource/resourceslice/strategy.go, ``spec.nodeName`` and ``spec.driver``, which the
+resource.k8s.io/v1 ResourceSliceSpec documents as field-selectable); any other field is refused
 with the API's wording ``field label not supported: <field>`` as a 400.
 Events: the labels pkg/apis/core/v1/conversion.go ``AddFieldLabelConversionsForEvent`` accepts, each
 read as pkg/registry/core/event/strategy.go ``EventToSelectableFields`` reads it (``source`` is
@@ -49,6 +51,11 @@ _FIELDS = {
     "nodes": {
         "metadata.name": lambda o: o["metadata"]["name"],
         "spec.unschedulable": lambda o: "true" if o.get("spec", {}).get("unschedulable") else "false",
+    },
+    "resourceslices": {
+        "metadata.name": lambda o: o["metadata"]["name"],
+        "spec.nodeName": lambda o: o.get("spec", {}).get("nodeName") or "",
+        "spec.driver": lambda o: o.get("spec", {}).get("driver", ""),
     },
 }
 _DEFAULT_FIELDS = {

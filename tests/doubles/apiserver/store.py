@@ -38,6 +38,8 @@ RESOURCES = {
     "daemonsets": ("apps", "v1", "DaemonSet", True),
     "replicasets": ("apps", "v1", "ReplicaSet", True),
     "poddisruptionbudgets": ("policy", "v1", "PodDisruptionBudget", True),
+    "configmaps": ("", "v1", "ConfigMap", True),
+    "resourceslices": ("resource.k8s.io", "v1", "ResourceSlice", False),
 }
 
 
