@@ -131,15 +131,15 @@ class _Run:
             self._send_due()
             self._forget_gone()
             if self.stopped is not None:
-                raise DrainError(self._stopped_message(), pending=self._left(), failed=self._failed_details())
+                raise DrainError(self._stopped_message(), pending=self._left(), failed_pods=self._failed_details())
             left = self._left()
             if not self.pending and not self.terminating:
                 if self.failed:
-                    raise DrainError(self._failed_message(left), pending=left, failed=self._failed_details())
+                    raise DrainError(self._failed_message(left), pending=left, failed_pods=self._failed_details())
                 return
             waited = self.clock() - self.started
             if timeout and waited >= timeout:
-                raise DrainError(self._timed_out(left, waited), pending=left, blocked=self._blocked_details(), failed=self._failed_details())
+                raise DrainError(self._timed_out(left, waited), pending=left, blocked=self._blocked_details(), failed_pods=self._failed_details())
             if self.shown is None or waited - self.shown >= self.options.poll:
                 self.shown = waited
                 progress.say(self.display, progress.drain_line(self.node, [n.split("/", 1)[1] for n in left], waited, timeout, self._blockers(),

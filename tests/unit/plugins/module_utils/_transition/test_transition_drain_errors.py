@@ -32,7 +32,7 @@ def test_an_eviction_error_ends_that_pod_only_every_other_pod_is_evicted_then_th
         "etcdserver: request timed out); evicted 2 (default/web-1, default/web-3)" + STAYS)
     details = caught.value.details
     assert details["pending"] == ["default/web-2"]
-    assert details["failed"] == [{"pod": "default/web-2", "code": 500, "message": "Internal error occurred: etcdserver: request timed out"}]
+    assert details["failed_pods"] == [{"pod": "default/web-2", "code": 500, "message": "Internal error occurred: etcdserver: request timed out"}]
     assert details["evicted"] == ["default/web-1", "default/web-3"]
     assert (details["changed"], details["cordoned"], details["was_unschedulable"]) == (True, True, False)
     assert "blocked" not in details
@@ -54,7 +54,7 @@ def test_every_pod_an_error_ended_is_named_with_its_own_error(double, kube, cloc
         'eviction denied by the policy webhook); default/web-3 (error when evicting pods/"web-3" -n "default": boom); evicted 1 (default/web-2)'
         + STAYS)
     assert caught.value.details["pending"] == ["default/web-1", "default/web-3"]
-    assert [f["code"] for f in caught.value.details["failed"]] == [403, 500]
+    assert [f["code"] for f in caught.value.details["failed_pods"]] == [403, 500]
 
 
 def test_an_error_while_others_wait_for_a_budget_is_named_with_them_at_the_bound(double, kube, clock):
@@ -71,7 +71,7 @@ def test_an_error_while_others_wait_for_a_budget_is_named_with_them_at_the_bound
         "the pod's disruption budget; PodDisruptionBudget db-pdb (minAvailable 1, 0 disruptions allowed, 1 healthy of 1 desired)); "
         'default/web-1 (error when evicting pods/"web-1" -n "default": boom)' + STAYS)
     assert caught.value.details["pending"] == ["default/db-0", "default/web-1"]
-    assert caught.value.details["failed"] == [{"pod": "default/web-1", "code": 500, "message": "boom"}]
+    assert caught.value.details["failed_pods"] == [{"pod": "default/web-1", "code": 500, "message": "boom"}]
     assert [b["pod"] for b in caught.value.details["blocked"]] == ["default/db-0"]
     assert lines[1:] == ["drain n1: 2 pods left (db-0, web-1), %ds of 10s; blocked by PDB db-pdb (allows 0 disruptions); failed: web-1" % t
                          for t in (0, 5)]
@@ -158,7 +158,7 @@ def test_with_disable_eviction_the_first_delete_error_stops_the_drain_as_kubectl
         'drain n1: error when deleting pods/"web-2" -n "default": boom; the drain stopped there, as kubectl\'s deletePods does, with 2 pods '
         "left (default/web-2, default/web-3); deleted 1 (default/web-1)" + STAYS)
     assert caught.value.details["pending"] == ["default/web-2", "default/web-3"]
-    assert caught.value.details["failed"] == [{"pod": "default/web-2", "code": 500, "message": "boom"}]
+    assert caught.value.details["failed_pods"] == [{"pod": "default/web-2", "code": 500, "message": "boom"}]
     assert [p for m, p in double.requests if m == "DELETE"] == ["/api/v1/namespaces/default/pods/web-1"]
     assert double.pod_names("n1") == ["default/web-2", "default/web-3"]
 
@@ -172,7 +172,7 @@ def test_an_error_reading_an_evicted_pod_ends_that_pod_and_the_others_are_still_
     assert str(caught.value) == (
         'drain n1: 1 pod left after an error: default/web-1 (error when waiting for pod "web-1" in namespace "default" to terminate: '
         "the server is currently unable to handle the request); evicted 2 (default/web-1, default/web-2)" + STAYS)
-    assert caught.value.details["failed"] == [{"pod": "default/web-1", "code": 503, "message": "the server is currently unable to handle the request"}]
+    assert caught.value.details["failed_pods"] == [{"pod": "default/web-1", "code": 503, "message": "the server is currently unable to handle the request"}]
 
 
 def test_a_failed_re_read_after_a_refusal_is_ignored_and_the_eviction_retried(double, kube, clock):
