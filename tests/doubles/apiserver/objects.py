@@ -24,6 +24,8 @@ Wording copied from the real components:
 
 import time
 
+from apiserver import node_resources
+
 NODE_READY = {
     "True": ("KubeletReady", "kubelet is posting ready status"),
     "False": ("KubeletNotReady", "container runtime is down"),
@@ -43,8 +45,11 @@ def ready_condition(status, now, message=None):
             "reason": reason, "message": message or default_message}
 
 
-def node(name, now, ready="True", unschedulable=False, labels=None, kubelet_version="v1.37.1", address="127.0.0.1", kubelet_port=10250):
-    """A Node as a kubelet registers it (pkg/kubelet/kubelet_node_status.go initialNode) with a Ready condition."""
+def node(name, now, ready="True", unschedulable=False, labels=None, kubelet_version="v1.37.1", address="127.0.0.1", kubelet_port=10250,
+         resources=None):
+    """A Node as a kubelet registers it (pkg/kubelet/kubelet_node_status.go initialNode) with a Ready condition;
+    ``resources`` (``capacity``, ``allocatable``, ``reserved``, ``eviction_hard``) as node_resources.py computes them."""
+    capacity, allocatable = node_resources.resources(**(resources or {}))
     node_labels = {"kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64",
                    "beta.kubernetes.io/os": "linux", "beta.kubernetes.io/arch": "amd64"}
     node_labels.update(labels or {})
@@ -54,6 +59,8 @@ def node(name, now, ready="True", unschedulable=False, labels=None, kubelet_vers
         "metadata": {"name": name, "labels": node_labels, "annotations": {"node.alpha.kubernetes.io/ttl": "0"}},
         "spec": spec,
         "status": {
+            "capacity": capacity,
+            "allocatable": allocatable,
             "conditions": [ready_condition(ready, now)],
             "addresses": [{"type": "InternalIP", "address": address}, {"type": "Hostname", "address": name}],
             "daemonEndpoints": {"kubeletEndpoint": {"Port": kubelet_port}},

@@ -109,10 +109,11 @@ class ApiServerDouble:
         """Create a namespace (``default`` and ``kube-system`` exist from the start)."""
         return self.store.create("namespaces", {"metadata": {"name": name}, "spec": {"finalizers": ["kubernetes"]}, "status": {"phase": "Active"}})
 
-    def add_node(self, name, ready=True, unschedulable=False, labels=None, kubelet_version="v1.37.1", kubelet_url=None):
-        """A registered Node, Ready unless told otherwise; ``kubelet_url`` registers its kubelet endpoint."""
+    def add_node(self, name, ready=True, unschedulable=False, labels=None, kubelet_version="v1.37.1", kubelet_url=None, **resources):
+        """A registered Node, Ready unless told otherwise; ``kubelet_url`` registers its kubelet endpoint. ``capacity``,
+        ``allocatable``, ``reserved``, ``eviction_hard`` set its resources (node_resources.py; defaults documented there)."""
         node = objects.node(name, api_store.timestamp(), ready=_ready_word(ready), unschedulable=unschedulable, labels=labels,
-                            kubelet_version=kubelet_version)
+                            kubelet_version=kubelet_version, resources=resources)
         created = self.store.create("nodes", node)
         if kubelet_url:
             self.register_kubelet(name, kubelet_url)
