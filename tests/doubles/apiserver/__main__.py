@@ -4,7 +4,8 @@
 
 For setups that need it outside pytest (a kubelet stand-in in a podman node on the host network
 registers its node here). Serves on 127.0.0.1 (``--port``, default a free one) until killed;
-writes the kubeconfig, then prints the URL on stdout.
+writes the kubeconfig, then prints the URL on stdout. ``--tls-dir DIR`` serves HTTPS with a CA made
+in DIR, ``--token T=USER`` (repeatable) requires that bearer token (tls.py).
 """
 
 import argparse
@@ -17,6 +18,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != HERE]
 sys.path.insert(0, os.path.dirname(HERE))
 
+from apiserver import tls as api_tls  # noqa: E402 pylint: disable=wrong-import-position
 from apiserver.server import ApiServerDouble  # noqa: E402 pylint: disable=wrong-import-position
 
 
@@ -27,8 +29,12 @@ def main():
     parser.add_argument("--kubeconfig")
     parser.add_argument("--audit-log", help="append one JSON line per request to this file")
     parser.add_argument("--controllers", action="store_true", help="replace a ReplicaSet's deleted pods, as its controller and the scheduler would")
+    parser.add_argument("--tls-dir", help="serve HTTPS: write a test CA (double-ca.pem) and a server certificate into this folder (tls.py)")
+    parser.add_argument("--token", action="append", metavar="TOKEN=USER", help="require authentication; accept this bearer token as USER")
     args = parser.parse_args()
-    double = ApiServerDouble(controllers=args.controllers, audit_log=args.audit_log).start(port=args.port)
+    pki = api_tls.Pki(args.tls_dir) if args.tls_dir else None
+    tokens = dict(t.split("=", 1) if "=" in t else (t, "user-%d" % n) for n, t in enumerate(args.token, 1)) if args.token else None
+    double = ApiServerDouble(controllers=args.controllers, audit_log=args.audit_log, tls=pki, tokens=tokens).start(port=args.port)
     if args.kubeconfig:
         double.write_kubeconfig(args.kubeconfig)
     print(double.url, flush=True)

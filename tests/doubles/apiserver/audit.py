@@ -19,13 +19,19 @@ class RequestLog(list):
     def __init__(self, path=None):
         super().__init__()
         self.path = path
+        self.users = []  # the authenticated user name of each request (None: not authenticated), as an Event's user.username
         self._lock = threading.Lock()
 
-    def append(self, item):
-        """Keep the request and, with a file, write its line."""
-        super().append(item)
+    def append(self, item, user=None):
+        """Keep the request (and its user) and, with a file, write its line."""
+        with self._lock:
+            super().append(item)
+            self.users.append(user)
         if self.path:
             method, uri = item
-            line = json.dumps({"ts": round(time.time(), 3), "method": method, "requestURI": uri}, separators=(",", ":")) + "\n"
+            event = {"ts": round(time.time(), 3), "method": method, "requestURI": uri}
+            if user is not None:
+                event["user"] = {"username": user}
+            line = json.dumps(event, separators=(",", ":")) + "\n"
             with self._lock, open(self.path, "a", encoding="utf-8") as stream:
                 stream.write(line)

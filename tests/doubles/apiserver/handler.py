@@ -22,6 +22,7 @@ import urllib.parse
 from apiserver import binding, discovery, dryrun, eviction, objects, patch, protobuf_body, proxy, selection, tables, watch
 from apiserver import status as api_status
 from apiserver import store as api_store
+from apiserver import tls as api_tls
 
 
 def _strip_list_item(obj):
@@ -67,8 +68,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
         url = urllib.parse.urlsplit(self.path)
         query = {k: v[-1] for k, v in urllib.parse.parse_qs(url.query, keep_blank_values=True).items()}
         body = self._body()
-        double.requests.append((self.command, self.path))
+        user, refused = api_tls.authenticate(double.tokens, self.headers.get("Authorization"), self.connection)
+        double.requests.append((self.command, self.path), user=user)
         try:
+            if refused is not None:
+                raise refused
             if self.headers.get("Content-Type", "").startswith(protobuf_body.CONTENT_TYPE) and body:
                 body = protobuf_body.json_body(body)
             result = self._route(double, url.path, query, body)

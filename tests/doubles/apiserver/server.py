@@ -5,7 +5,8 @@
 Tests start it on a free port (``start()``, or ``with ApiServerDouble() as api:``), seed it through
 this Python API, write a kubeconfig for the real clients (kubectl, the ``kubernetes`` Python
 client, kubernetes.core modules) and read its objects back to assert. Plain HTTP, no
-authentication: the kubeconfig says ``server: http://127.0.0.1:<port>``. What each behaviour
+authentication: the kubeconfig says ``server: http://127.0.0.1:<port>``; with ``tls`` (a `tls.Pki`)
+HTTPS and client certificates, with ``tokens`` ({token: user}) bearer tokens required (tls.py). What each behaviour
 copies from the real API server is written in the docstring of the module that implements it
 (status, store, eviction, selection, patch, discovery, tables, proxy, watch, handler, audit).
 ``controllers=True`` adds what the ReplicaSet controller and the scheduler would do (controllers.py).
@@ -14,7 +15,7 @@ copies from the real API server is written in the docstring of the module that i
 import http.server
 import threading
 
-from apiserver import audit, handler, objects
+from apiserver import audit, handler, objects, tls as api_tls
 from apiserver import controllers as replicaset_controller
 from apiserver import status as api_status
 from apiserver import store as api_store
@@ -24,7 +25,7 @@ kind: Config
 clusters:
 - name: double
   cluster:
-    server: {url}
+    server: {url}{cluster_extra}
 contexts:
 - name: double
   context:
@@ -35,7 +36,7 @@ current-context: double
 preferences: {{}}
 users:
 - name: double
-  user: {{}}
+  user: {user}
 """
 
 
@@ -48,7 +49,8 @@ class _Server(http.server.ThreadingHTTPServer):
 class ApiServerDouble:
     """The double: an HTTP server thread over an in-memory store (see the module docstring)."""
 
-    def __init__(self, controllers=False, audit_log=None):
+    def __init__(self, controllers=False, audit_log=None, tls=None, tokens=None):
+        self.tls, self.tokens = tls, (dict(tokens) if tokens is not None else None)
         self.store = api_store.Store()
         self.kubelets = {}
         self.requests = audit.RequestLog(audit_log)
@@ -65,6 +67,8 @@ class ApiServerDouble:
         """Listen on 127.0.0.1 (on a free port unless ``port`` is given) and serve in a daemon thread."""
         self._httpd = _Server(("127.0.0.1", port), handler.Handler)
         self._httpd.double = self
+        if self.tls is not None:
+            api_tls.serve(self._httpd, self.tls)
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         self._thread.start()
         if self.controllers:
@@ -95,13 +99,15 @@ class ApiServerDouble:
 
     @property
     def url(self):
-        """``http://127.0.0.1:<port>``"""
-        return "http://127.0.0.1:%d" % self.port
+        """``http://127.0.0.1:<port>``, ``https://`` with ``tls``"""
+        return "%s://127.0.0.1:%d" % ("https" if self.tls is not None else "http", self.port)
 
     def write_kubeconfig(self, path):
-        """Write a kubeconfig whose current context points at the double; returns the path."""
+        """Write a kubeconfig whose current context points at the double (its CA and first token too); returns the path."""
+        extra = "\n    certificate-authority: %s" % self.tls.ca_cert if self.tls is not None else ""
+        user = "{token: %s}" % next(iter(self.tokens)) if self.tokens else "{}"
         with open(path, "w", encoding="utf-8") as stream:
-            stream.write(KUBECONFIG.format(url=self.url))
+            stream.write(KUBECONFIG.format(url=self.url, cluster_extra=extra, user=user))
         return str(path)
 
     # -- seeding ---------------------------------------------------------------------------
