@@ -178,13 +178,31 @@ waited_s:
   type: float
   sample: 12.4
 pending:
-  description: The pods still on the node when the bound ran out.
-  returned: a drain that timed out
+  description:
+    - Every pod left when the drain failed, as C(namespace/name), in name order - still refused, still terminating,
+      not evicted yet, or ended by an error (see RV(failed_pods)).
+    - After an eviction error kubectl's drain, and this one, still evict and await every other pod, then fail; with
+      O(disable_eviction) the first deletion error stops the drain at once, as kubectl's does.
+  returned: a drain that timed out or that an eviction, deletion or read error ended
   type: list
   elements: str
-  sample: [default/db-0]
+  sample: [default/db-0, default/web-2]
+failed_pods:
+  description:
+    - Each pod whose eviction (or deletion, or the wait for it to go) ended in an error other than 429 or 404, with the
+      API's HTTP code (0 when the server was not reached) and message; the task's C(msg) names each with kubectl's words,
+      C(error when evicting pods/"web-2" -n "default") and the message.
+    - Not named C(failed), which Ansible reads as the task having failed.
+  returned: a drain that timed out or that an eviction, deletion or read error ended
+  type: list
+  elements: dict
+  sample: [{pod: default/web-2, code: 500, message: "Internal error occurred: etcdserver: request timed out"}]
 blocked:
-  description: Each pod whose eviction was still refused when the bound ran out, the API's message and the budgets that cover it.
+  description:
+    - Each pod whose eviction was still refused when the bound ran out, the API's message and the budgets that cover it
+      with their status now.
+    - A covering budget that still allows a disruption did not refuse the eviction (the 429 came from elsewhere); the
+      task's C(msg) and the progress lines name only the budgets that block.
   returned: a drain that timed out
   type: list
   elements: dict
