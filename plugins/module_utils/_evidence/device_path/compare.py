@@ -27,7 +27,9 @@ from __future__ import annotations
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import devices as _devices
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.device_path.common import DevicePathError, finding
 
-GPU_RESOURCE_PREFIX = "nvidia.com/"
+# NVIDIA's plugin names: nvidia.com/gpu, nvidia.com/gpu.shared (time-slicing renameByDefault), nvidia.com/mig-<profile>
+# (MIG_STRATEGY mixed) (NVIDIA/k8s-device-plugin README); a Mellanox SR-IOV pool may also live under nvidia.com/, so no wider prefix.
+GPU_RESOURCES = ("nvidia.com/gpu", "nvidia.com/gpu.shared", "nvidia.com/mig-*")
 _HOST = "the host's topology facts (locality oracle)"
 
 
@@ -69,7 +71,7 @@ def _judge(check, subject, host, advertised, how, source):
 
 
 def advertised_numa(oracle, allocatable, resources, who, id_strategy="uuid"):
-    """Findings for each device of ``resources`` (exact names, or names ending in ``/`` as prefixes) that the kubelet lists
+    """Findings for each device of ``resources`` (exact names, or names ending in ``*`` as prefixes) that the kubelet lists
     in ``allocatable`` (PodResources GetAllocatableResources), or one unknown finding when it was not read."""
     if allocatable is None:
         return [finding("device_numa", "unknown", who, "%s: the NUMA nodes it advertises to the kubelet are not in the API and "
@@ -84,7 +86,7 @@ def advertised_numa(oracle, allocatable, resources, who, id_strategy="uuid"):
         if not isinstance(group, dict) or not isinstance(group.get("resource_name"), str) or not isinstance(group.get("device_ids"), list):
             raise DevicePathError("allocatable.devices[%d] must have resource_name (a string) and device_ids (a list)" % index)
         name = group["resource_name"]
-        if not any(name == r or (r.endswith("/") and name.startswith(r)) for r in resources):
+        if not any(name == r or (r.endswith("*") and name.startswith(r[:-1])) for r in resources):
             continue
         nodes = sorted(group.get("numa_nodes") or [])
         for device_id in group["device_ids"]:
@@ -186,7 +188,7 @@ def compare(oracle, parts, allocatable=None):
     for part in parts.get("gpu_device_plugin") or []:
         found += part.get("findings") or []
         strategy = ((part.get("settings") or {}).get("device_id_strategy") or {}).get("value") or "uuid"
-        found += advertised_numa(oracle, allocatable, [GPU_RESOURCE_PREFIX], "nvidia-device-plugin %s" % part["pod"]["pod"], strategy)
+        found += advertised_numa(oracle, allocatable, list(GPU_RESOURCES), "nvidia-device-plugin %s" % part["pod"]["pod"], strategy)
     for part in parts.get("dra_kubelet_plugin") or []:
         found += part.get("findings") or []
     found += dra_numa(oracle, parts.get("slice_devices") or [])

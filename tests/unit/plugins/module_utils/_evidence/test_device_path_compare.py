@@ -60,7 +60,7 @@ def test_device_plugin_advertising_no_numa_is_an_unknown_finding_per_device():
     allocatable = {"devices": [{"resource_name": "nvidia.com/gpu", "device_ids": [C.GPU0["uuid"]], "numa_nodes": []},
                                {"resource_name": "nvidia.com/gpu", "device_ids": [C.GPU1["uuid"] + "::3"], "numa_nodes": [1]},
                                {"resource_name": "example.com/other", "device_ids": ["x"], "numa_nodes": []}]}
-    found = compare.advertised_numa(C.oracle(), allocatable, ["nvidia.com/"], "nvidia-device-plugin kube-system/p")
+    found = compare.advertised_numa(C.oracle(), allocatable, list(compare.GPU_RESOURCES), "nvidia-device-plugin kube-system/p")
     assert [(f["check"], f["result"], f["subject"], f["message"]) for f in found] == [
         ("device_numa", "unknown", "nvidia.com/gpu device GPU-0a1b2c3d-0000-0000-0000-000000000000",
          "nvidia.com/gpu device GPU-0a1b2c3d-0000-0000-0000-000000000000 (0000:17:00.0) is advertised with no NUMA node (PodResources "
@@ -71,12 +71,12 @@ def test_device_plugin_advertising_no_numa_is_an_unknown_finding_per_device():
 
 
 def test_device_plugin_numa_read_nowhere_is_unknown_and_an_index_id_maps_by_index():
-    (found,) = compare.advertised_numa(C.oracle(), None, ["nvidia.com/"], "nvidia-device-plugin kube-system/p")
+    (found,) = compare.advertised_numa(C.oracle(), None, list(compare.GPU_RESOURCES), "nvidia-device-plugin kube-system/p")
     assert (found["result"], found["message"]) == ("unknown", "nvidia-device-plugin kube-system/p: the NUMA nodes it advertises to the kubelet "
                                                    "are not in the API and PodResources GetAllocatableResources was not read (give "
                                                    "pod_resources_info's allocatable)")
     allocatable = {"devices": [{"resource_name": "nvidia.com/gpu", "device_ids": ["1"], "numa_nodes": [0]}]}
-    (found,) = compare.advertised_numa(C.oracle(), allocatable, ["nvidia.com/"], "p", id_strategy="index")
+    (found,) = compare.advertised_numa(C.oracle(), allocatable, list(compare.GPU_RESOURCES), "p", id_strategy="index")
     assert (found["result"], found["expected"], found["observed"]) == ("disagree", 1, 0)
     assert found["message"] == ("nvidia.com/gpu device 1 (GPU-0a1b2c3d-1111-1111-1111-111111111111, 0000:9a:00.0) is advertised on NUMA node 0 "
                                 "(PodResources GetAllocatableResources topology), the host puts it on NUMA node 1 (sysfs)")
@@ -114,4 +114,4 @@ def test_compare_refuses_what_is_not_an_oracle_and_a_malformed_allocatable():
                                               r"got list$"):
         compare.compare([], {})
     with pytest.raises(DevicePathError, match=r"^allocatable.devices\[0\] must have resource_name \(a string\) and device_ids \(a list\)$"):
-        compare.advertised_numa(C.oracle(), {"devices": [{"resource_name": "nvidia.com/gpu"}]}, ["nvidia.com/"], "p")
+        compare.advertised_numa(C.oracle(), {"devices": [{"resource_name": "nvidia.com/gpu"}]}, list(compare.GPU_RESOURCES), "p")

@@ -1,0 +1,59 @@
+# Copyright: (c) 2026, GPU Smith
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The device_path_info action: one node's device path read from the Kubernetes API and compared with the host, from the controller.
+
+The logic is in module_utils/_evidence/device_path (read, compare and the per-plugin readers); this
+adapts it to a task: arguments, the locality oracle from the topology facts, the YAML parser for
+NVIDIA's config file, and one place (`outcome`) that turns an error into a failed result. It only
+reads: check mode runs it the same way.
+"""
+
+from __future__ import annotations
+
+from ansible.module_utils.common.yaml import yaml_load
+from ansible.plugins.action import ActionBase
+
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _k8s_names
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._errors import NumaGateError
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.device_path import read as device_path
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan import locality
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import api as kube_api
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import connection
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.outcome import outcome
+
+ARGUMENT_SPEC = {
+    **connection.ARGUMENT_SPEC,
+    "request_timeout": {"type": "float", "default": kube_api.REQUEST_TIMEOUT},
+    "node": {"type": "str", "required": True},
+    "topology": {"type": "dict"},
+    "oracle": {"type": "dict"},
+    "allocatable": {"type": "dict"},
+    "selectors": {"type": "dict", "default": {}},
+}
+
+
+class ActionModule(ActionBase):
+    """Read and compare one node's device path (see the module's docs)."""
+
+    TRANSFERS_FILES = False
+    _requires_connection = False
+    _VALID_ARGS = frozenset(ARGUMENT_SPEC) | connection.ALIASES
+
+    def run(self, tmp=None, task_vars=None):
+        result = super().run(tmp, task_vars)
+        del tmp  # unused: nothing goes to the node
+        _validation, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC, mutually_exclusive=[("topology", "oracle")],
+                                                        required_one_of=[("topology", "oracle")])
+
+        def body():
+            _k8s_names.node_name(args["node"])  # before the kubeconfig's credential plugin runs, before any request
+            oracle = locality.build(args["topology"]) if args["topology"] is not None else args["oracle"]
+            if not isinstance(oracle.get("devices"), list):
+                raise NumaGateError("oracle must be the locality_oracle filter's result (a mapping with a devices list); give topology "
+                                    "(topology_facts) instead to have it built here")
+            api = kube_api.connect(settings=connection.from_task(args), timeout=args["request_timeout"])
+            found = device_path.read(api, args["node"], oracle, selectors=args["selectors"], allocatable=args["allocatable"], parse_yaml=yaml_load)
+            return dict(found, changed=False)
+
+        result.update(outcome(body, node=args["node"]))
+        return result

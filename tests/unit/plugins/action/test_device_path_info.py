@@ -1,0 +1,173 @@
+# Copyright: (c) 2026, GPU Smith
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The device_path_info action end to end: the real kubernetes client against the API server TEST DOUBLE
+(tests/doubles/apiserver) seeded with a node's device path, in-process and through the real ``ansible``."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from unittest import mock
+
+import pytest
+
+from ansible.playbook.task import Task
+
+from ansible_collections.gpusmith.numa_gate.plugins.action import device_path_info as action_file
+from ansible_collections.gpusmith.numa_gate.plugins.modules import device_path_info as module_file
+from ansible_collections.gpusmith.numa_gate.tests.unit import ansible_run
+from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._evidence import device_path_cases as C
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "doubles"))
+from apiserver import device_objects  # noqa: E402  pylint: disable=wrong-import-position,import-error
+from apiserver.server import ApiServerDouble  # noqa: E402  pylint: disable=wrong-import-position,import-error
+
+SRIOV_CONFIG = json.dumps({"resourceList": [{"resourceName": "mlnx_sriov_rdma", "resourcePrefix": "nvidia.com", "excludeTopology": True,
+                                             "selectors": [{"vendors": ["15b3"], "devices": ["101e"], "isRdma": True}]}]})
+ALLOCATABLE = {"cpu_ids": "2-31", "memory": [], "devices": [
+    {"resource_name": "nvidia.com/gpu", "device_ids": [C.GPU0["uuid"]], "numa_nodes": []},
+    {"resource_name": "nvidia.com/gpu", "device_ids": [C.GPU1["uuid"]], "numa_nodes": [1]},
+    {"resource_name": "nvidia.com/mlnx_sriov_rdma", "device_ids": ["0000:ca:00.2"], "numa_nodes": []}]}
+SLICE = "gpu-1-gpu.nvidia.com-x7k2p"
+NVDP = "kube-system/nvidia-device-plugin-gpu-1"
+SRIOV = "kube-system/kube-sriov-device-plugin-gpu-1"
+
+
+def seed(double, nvidia_env=None, nvidia_volumes=None):
+    """gpu-1: an NVIDIA device plugin, NVIDIA's DRA kubelet plugin and two slices, the SR-IOV plugin with excludeTopology; gpu-2 too."""
+    for node in ("gpu-1", "gpu-2"):
+        double.add_node(node)
+    device_objects.set_node_resources(double, "gpu-1", {"nvidia.com/gpu": 2, "nvidia.com/mlnx_sriov_rdma": 4})
+    env = [{"name": k, "value": v} for k, v in (nvidia_env or {"PASS_DEVICE_SPECS": "true"}).items()]
+    nvidia = [{"name": "nvidia-device-plugin-ctr", "image": C.DEVICE_PLUGIN_IMAGE, "env": env, "securityContext": {"privileged": True}}]
+    device_objects.add_plugin(double, "nvidia-device-plugin", "kube-system", "gpu-1", {"app.kubernetes.io/name": "nvidia-device-plugin"},
+                              nvidia, volumes=nvidia_volumes)
+    double.store.create("pods", device_objects.plugin_pod("nvidia-device-plugin-gpu-2", "kube-system", "gpu-2", "2026-12-01T00:00:00Z",
+                                                          {"app.kubernetes.io/name": "nvidia-device-plugin"}, nvidia, "u-2", "nvidia-device-plugin"))
+    dra = [{"name": "gpus", "image": "registry.example/nvidia/k8s-dra-driver-gpu:v25.12.0"}]
+    device_objects.add_plugin(double, "nvidia-dra-driver-gpu-kubelet-plugin", "kube-system", "gpu-1",
+                              {"nvidia-dra-driver-gpu-component": "kubelet-plugin"}, dra)
+    double.store.create("resourceslices", device_objects.resource_slice(SLICE, "gpu-1", "gpu.nvidia.com", [
+        C.slice_device("gpu-0", C.GPU0["uuid"], "0000:17:00.0", 1), C.slice_device("gpu-1", C.GPU1["uuid"], "0000:9a:00.0", 1)]))
+    double.store.create("resourceslices", device_objects.resource_slice("gpu-2-gpu.nvidia.com-aaaaa", "gpu-2", "gpu.nvidia.com", [
+        C.slice_device("gpu-0", "GPU-22222222-0000-0000-0000-000000000000", "0000:17:00.0", 0)]))
+    double.store.create("configmaps", device_objects.configmap("sriovdp-config", "kube-system", {"config.json": SRIOV_CONFIG}))
+    sriov_containers = [{"name": "kube-sriovdp", "image": "registry.example/k8snetworkplumbingwg/sriov-network-device-plugin:v3.9.0",
+                         "args": ["--log-dir=sriovdp", "--log-level=10"], "securityContext": {"privileged": True}}]
+    device_objects.add_plugin(double, "kube-sriov-device-plugin", "kube-system", "gpu-1", {"app": "sriovdp"}, sriov_containers,
+                              volumes=[{"name": "config-volume", "configMap": {"name": "sriovdp-config", "items": [
+                                  {"key": "config.json", "path": "config.json"}]}}])
+
+
+@pytest.fixture(name="double")
+def fixture_double():
+    started = ApiServerDouble().start()
+    try:
+        yield started
+    finally:
+        started.stop()
+
+
+@pytest.fixture(name="kubeconfig")
+def fixture_kubeconfig(double, tmp_path):
+    return double.write_kubeconfig(tmp_path / "kubeconfig")
+
+
+def run_in_process(args, check_mode=False):
+    task = Task()
+    task.action = "gpusmith.numa_gate.device_path_info"
+    task.args = args
+    task.check_mode = check_mode
+    connection = mock.MagicMock()
+    action = action_file.ActionModule(task, connection, mock.MagicMock(), mock.MagicMock(), mock.MagicMock(), None)
+    result = action.run(task_vars={})
+    assert not connection.exec_command.called
+    return result
+
+
+def test_the_device_path_of_a_node_is_every_must_show_finding_exactly(double, kubeconfig):
+    seed(double)
+    result = run_in_process({"kubeconfig": kubeconfig, "node": "gpu-1", "topology": C.facts(), "allocatable": ALLOCATABLE}, check_mode=True)
+    assert "failed" not in result, result.get("msg")
+    assert [(f["check"], f["result"], f["subject"]) for f in result["findings"]] == [
+        ("gpu_plugin_cpu_manager", "agree", "nvidia-device-plugin " + NVDP),
+        ("device_numa", "unknown", "nvidia.com/gpu device " + C.GPU0["uuid"]),
+        ("device_numa", "agree", "nvidia.com/gpu device " + C.GPU1["uuid"]),
+        ("dra_device_numa", "disagree", "gpu.nvidia.com device gpu-1/gpu-0"),
+        ("dra_device_numa", "agree", "gpu.nvidia.com device gpu-1/gpu-1"),
+        ("nic_topology_advertised", "disagree", "sriov resource nvidia.com/mlnx_sriov_rdma"),
+        ("nic_resource_advertised", "agree", "sriov resource nvidia.com/mlnx_sriov_rdma"),
+        ("device_numa", "unknown", "nvidia.com/mlnx_sriov_rdma device 0000:ca:00.2")]
+    by_subject = {f["subject"]: f["message"] for f in result["findings"] if f["check"] != "nic_resource_advertised"}
+    assert by_subject["gpu.nvidia.com device gpu-1/gpu-0"] == (
+        "gpu.nvidia.com device gpu-1/gpu-0 (GPU-0a1b2c3d-0000-0000-0000-000000000000, 0000:17:00.0) is advertised on NUMA node 1 "
+        "(ResourceSlice %s, resource.kubernetes.io/numaNode), the host puts it on NUMA node 0 (sysfs)" % SLICE)
+    assert by_subject["nvidia.com/gpu device " + C.GPU0["uuid"]] == (
+        "nvidia.com/gpu device GPU-0a1b2c3d-0000-0000-0000-000000000000 (0000:17:00.0) is advertised with no NUMA node (PodResources "
+        "GetAllocatableResources topology); the host puts it on NUMA node 0 (sysfs): a device without NUMA is never agreement")
+    assert by_subject["sriov resource nvidia.com/mlnx_sriov_rdma"] == (
+        "sriov resource nvidia.com/mlnx_sriov_rdma (ConfigMap kube-system/sriovdp-config key config.json): excludeTopology is true, so the "
+        "plugin advertises its devices with no NUMA node: the kubelet's Topology Manager cannot align them with the pod's CPUs and memory")
+    assert result["versions"] == {"gpu_device_plugin": "v0.18.0", "dra_kubelet_plugin": "v25.12.0", "sriov_device_plugin": "v3.9.0"}
+    assert result["summary"] == {"agree": 4, "disagree": 2, "unknown": 2}
+    assert [d["slice"] for d in result["slice_devices"]] == [SLICE, SLICE]
+    assert result["plugins"]["gpu_device_plugin"][0]["settings"]["pass_device_specs"] == {"value": True, "source": "env PASS_DEVICE_SPECS=true"}
+    assert result["plugins"]["sriov_device_plugin"][0]["advertised"] == {"nvidia.com/mlnx_sriov_rdma": {"capacity": "4", "allocatable": "4"}}
+    assert (result["changed"], result["notes"]) == (False, [])
+    asked = [path for method, path in double.requests if method == "GET"]
+    assert "/apis/resource.k8s.io/v1/resourceslices?fieldSelector=spec.nodeName%3Dgpu-1&limit=500" in asked
+    assert "/api/v1/namespaces/kube-system/configmaps/sriovdp-config" in asked
+    assert result["requests"] == len(asked) == 1 + 5 + 3 + 1 + 1
+
+
+def test_the_nvidia_config_file_is_read_from_the_helm_configmap_and_without_allocatable_numa_is_unknown(double, kubeconfig):
+    config = "version: v1\nflags:\n  migStrategy: none\n  plugin:\n    passDeviceSpecs: false\n    deviceListStrategy: [envvar, cdi-cri]\n"
+    seed(double, nvidia_env={"CONFIG_FILE": "/config/config.yaml"},
+         nvidia_volumes=[{"name": "available-configs", "configMap": {"name": "nvidia-device-plugin-configs"}}])
+    double.store.create("configmaps", device_objects.configmap("nvidia-device-plugin-configs", "kube-system", {"default": config}))
+    result = run_in_process({"kubeconfig": kubeconfig, "node": "gpu-1", "oracle": C.oracle(), "selectors": {"dra_kubelet_plugin": [],
+                                                                                                             "sriov_device_plugin": []}})
+    settings = result["plugins"]["gpu_device_plugin"][0]["settings"]
+    where = "config file /config/config.yaml (ConfigMap kube-system/nvidia-device-plugin-configs key default)"
+    assert settings["pass_device_specs"] == {"value": False, "source": where + ": flags.plugin.passDeviceSpecs"}
+    assert settings["device_list_strategy"] == {"value": ["envvar", "cdi-cri"], "source": where + ": flags.plugin.deviceListStrategy"}
+    assert [(f["check"], f["result"]) for f in result["findings"]] == [
+        ("gpu_plugin_cpu_manager", "disagree"), ("device_numa", "unknown"), ("dra_device_numa", "disagree"), ("dra_device_numa", "agree")]
+    assert result["findings"][1]["message"] == (
+        "nvidia-device-plugin %s: the NUMA nodes it advertises to the kubelet are not in the API and PodResources "
+        "GetAllocatableResources was not read (give pod_resources_info's allocatable)" % NVDP)
+    assert result["versions"] == {"gpu_device_plugin": "v0.18.0"}
+
+
+def test_bad_arguments_are_failed_results_naming_the_rule(kubeconfig):
+    result = run_in_process({"kubeconfig": kubeconfig, "node": "gpu-1", "oracle": {}, "selectors": {"gpu": ["a=b"]}})
+    assert result["failed"] is True
+    assert result["msg"] == ("oracle must be the locality_oracle filter's result (a mapping with a devices list); give topology "
+                             "(topology_facts) instead to have it built here")
+    result = run_in_process({"kubeconfig": kubeconfig, "node": "gpu-1", "oracle": C.oracle(), "selectors": {"gpu": ["a=b"]}})
+    assert result["msg"] == "selectors: unknown plugin role 'gpu' (known: gpu_device_plugin, dra_kubelet_plugin, sriov_device_plugin)"
+    result = run_in_process({"kubeconfig": kubeconfig, "node": "Bad_Node", "oracle": C.oracle()})
+    assert result["failed"] is True and "Bad_Node" in result["msg"]
+
+
+def test_a_node_the_api_does_not_know_fails_with_the_apis_message(double, kubeconfig):
+    result = run_in_process({"kubeconfig": kubeconfig, "node": "gpu-9", "oracle": C.oracle()})
+    assert (result["failed"], result["msg"]) == (True, 'nodes "gpu-9" not found')
+
+
+def test_through_ansible_the_result_is_the_same(double, kubeconfig, tmp_path):
+    seed(double)
+    args = json.dumps({"kubeconfig": kubeconfig, "node": "gpu-1", "topology": C.facts(), "allocatable": ALLOCATABLE})
+    argv = [os.path.join(ansible_run.BIN, "ansible"), "localhost", "-i", "localhost,", "-c", "local", "-m", "gpusmith.numa_gate.device_path_info",
+            "-a", args, "-e", "ansible_python_interpreter=%s" % ansible_run.PYTHON]
+    done = subprocess.run(argv, cwd=ansible_run.REPO, env=ansible_run.environment(tmp_path), capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    result = json.loads(done.stdout[done.stdout.index("{"):])["plays"][0]["tasks"][0]["hosts"]["localhost"]
+    assert result["summary"] == {"agree": 4, "disagree": 2, "unknown": 2}
+    assert result["versions"] == {"gpu_device_plugin": "v0.18.0", "dra_kubelet_plugin": "v25.12.0", "sriov_device_plugin": "v3.9.0"}
+
+
+def test_the_module_file_documents_the_action():
+    assert module_file.ARGUMENT_SPEC == action_file.ARGUMENT_SPEC
