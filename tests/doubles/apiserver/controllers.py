@@ -7,11 +7,16 @@ tests of the API itself see only what clients did. With it, a drain behaves as o
 ReplicaSet's evicted pod comes back on another node, so a PodDisruptionBudget over a Deployment's
 pods spread on two nodes lets both nodes drain one after the other.
 
-- ReplicaSet controller (pkg/controller/replicaset/replica_set.go ``manageReplicas``): when a pod
-  it owns is deleted and fewer live pods than ``spec.replicas`` remain, it creates one from the
-  pod template with a generated name (``<replicaset>-`` and five characters of
-  apiserver/pkg/storage/names SimpleNameGenerator's alphabet) and a controller ownerReference.
-  The double copies the deleted pod's spec, which is what the template gave it.
+- ReplicaSet controller (pkg/controller/replicaset/replica_set.go ``syncReplicaSet`` /
+  ``manageReplicas``): it counts only active pods (pkg/controller/controller_utils.go
+  ``FilterActivePods`` / ``IsPodActive``: not Succeeded, not Failed, no ``deletionTimestamp``), so
+  as soon as a pod it owns starts terminating (an eviction or a graceful delete sets
+  ``deletionTimestamp``), finishes, or is gone, and fewer active pods than ``spec.replicas``
+  remain, it creates the missing ones from the pod template with a generated name
+  (``<replicaset>-`` and five characters of apiserver/pkg/storage/names SimpleNameGenerator's
+  alphabet) and a controller ownerReference, while the old pod is still terminating. The double
+  copies the old pod's spec, which is what the template gave it. (A Deployment's
+  ``podReplacementPolicy: TerminationComplete``, KEP-3973, would wait; the double has no Deployments.)
 - Scheduler (pkg/scheduler/framework/plugins/nodeunschedulable and the Ready filter of the node
   lifecycle taints): only a Ready node that is not ``spec.unschedulable``; among those the one
   with the fewest pods (NodeResourcesBalancedAllocation's effect for equal pods), then by name.
@@ -94,7 +99,7 @@ class ReplicaSetController:
                     self.store.cond.wait(timeout=0.2)
                 events, self._seen = self.store.events[self._seen:], len(self.store.events)
                 for dummy, resource, event, obj in events:
-                    if resource == "pods" and event == "DELETED":
+                    if resource == "pods" and (event == "DELETED" or not objects.is_pod_active(obj)):
                         self._replace(obj)
                 if events:
                     self._schedule_pending()
@@ -114,6 +119,7 @@ class ReplicaSetController:
             self.store.update("pods", pod, check_version=False)
 
     def _replace(self, deleted):
+        """manageReplicas for the owner of ``deleted`` (a pod gone, terminating or finished): create the missing replicas."""
         ref = objects.controller_ref(deleted)
         if not ref or ref.get("kind") != "ReplicaSet":
             return
@@ -122,11 +128,12 @@ class ReplicaSetController:
             owner = self.store.get("replicasets", namespace, ref["name"])
         except api_status.ApiError:
             return
-        pods = self.store.list("pods")[0]
-        live = [p for p in pods if (objects.controller_ref(p) or {}).get("uid") == owner["metadata"]["uid"] and not p["metadata"].get("deletionTimestamp")]
-        if len(live) >= int(owner["spec"].get("replicas", 1)):
-            return
-        nodes = self.store.list("nodes")[0]
-        suffix = "".join(self.rng.choice(NAME_ALPHABET) for dummy in range(5))
-        created = self.store.create("pods", replacement(deleted, pick_node(nodes, pods), suffix, len(nodes)))
-        self.created.append("%s/%s" % (namespace, created["metadata"]["name"]))
+        for dummy in range(int(owner["spec"].get("replicas", 1))):
+            pods = self.store.list("pods")[0]
+            active = [p for p in pods if (objects.controller_ref(p) or {}).get("uid") == owner["metadata"]["uid"] and objects.is_pod_active(p)]
+            if len(active) >= int(owner["spec"].get("replicas", 1)):
+                return
+            nodes = self.store.list("nodes")[0]
+            suffix = "".join(self.rng.choice(NAME_ALPHABET) for dummy in range(5))
+            created = self.store.create("pods", replacement(deleted, pick_node(nodes, pods), suffix, len(nodes)))
+            self.created.append("%s/%s" % (namespace, created["metadata"]["name"]))

@@ -111,6 +111,11 @@ def is_ready(obj):
     return any(c.get("type") == "Ready" and c.get("status") == "True" for c in (obj.get("status") or {}).get("conditions") or [])
 
 
+def is_pod_active(pod):
+    """controller.IsPodActive (pkg/controller/controller_utils.go): not Succeeded, not Failed, not being deleted."""
+    return (pod.get("status") or {}).get("phase") not in ("Succeeded", "Failed") and not pod["metadata"].get("deletionTimestamp")
+
+
 def owner_reference(kind, name, uid):
     """A controller ownerReference as controllers set it (metav1.NewControllerRef)."""
     return {"apiVersion": OWNER_API_VERSIONS.get(kind, "apps/v1"), "kind": kind, "name": name, "uid": uid,
@@ -164,7 +169,10 @@ def workload_status(obj, owned_pods):
     if obj["kind"] == "DaemonSet":
         return {"currentNumberScheduled": len(live), "desiredNumberScheduled": len(live), "numberMisscheduled": 0, "numberReady": ready,
                 "numberAvailable": ready, "updatedNumberScheduled": len(live), "observedGeneration": generation}
-    return {"replicas": len(live), "fullyLabeledReplicas": len(live), "readyReplicas": ready, "availableReplicas": ready,
+    # replica_set_utils.go calculateStatus over FilterActivePods: finished pods are not replicas either.
+    active = [p for p in owned_pods if is_pod_active(p)]
+    ready = sum(1 for p in active if is_ready(p))
+    return {"replicas": len(active), "fullyLabeledReplicas": len(active), "readyReplicas": ready, "availableReplicas": ready,
             "observedGeneration": generation}
 
 
