@@ -15,7 +15,7 @@ description:
     C(gpusmith.numa_gate.service_comparison) runs it for each window, sides interleaved, between two reads of
     M(gpusmith.numa_gate.service_window) (the collection's C(docs/evidence.md)).
   - With O(argv), the command runs without a shell in its own session; when it runs past O(timeout), or past O(stop_after) (a warmup
-    of that duration: stopping it is its normal end), its process group gets SIGTERM, then SIGKILL after 5 s. When it ends by
+    of that duration - stopping it is its normal end), its process group gets SIGTERM, then SIGKILL after 5 s. When it ends by
     itself, whatever it left in its process group is killed, so nothing keeps loading the service.
   - With O(job), the Job is created through the API (O(kubeconfig), O(context)), read every O(poll) seconds until its C(Complete) or
     C(Failed) condition, and deleted with its pods (propagation C(Background)) whatever happened; a failed Job's pod log tail is read first.
