@@ -25,7 +25,7 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.errors 
 
 SCHEMA_VERSION = 1
 INPUT_KEYS = ("versions", "plan", "baseline_config", "target_config", "allocations", "findings", "canary", "metrics", "slack",
-              "configuration", "service_objectives", "rollback", "policy", "previous", "generated_at")
+              "configuration", "service_objectives", "rollback", "policy", "previous", "generated_at", "device_path")
 _GPU_KEYS = ("index", "uuid", "pci_address", "name", "numa_node", "numa_source", "sysfs_numa_node", "local_cpus")
 _NIC_KEYS = ("name", "pci_address", "driver", "numa_node", "numa_source", "sysfs_numa_node", "local_cpus", "rdma_devices", "virtual_function")
 
@@ -146,7 +146,8 @@ def build(topology, host, inputs=None):
     evidence = {"versions": versions, "devices": device_identities(topology), "has_gpus": bool(topology.get("gpus")), "oracle": oracle,
                 "placement": {"findings": findings} if full else None, "admission": (canary or {}).get("admission"),
                 "configuration": inputs.get("configuration"), "metrics": inputs.get("metrics"),
-                "service_objectives": inputs.get("service_objectives"), "rollback": inputs.get("rollback")}
+                "service_objectives": inputs.get("service_objectives"), "rollback": inputs.get("rollback"),
+                "device_path": inputs.get("device_path")}
     return {
         "schema_version": SCHEMA_VERSION,
         "host": host,
@@ -165,6 +166,7 @@ def build(topology, host, inputs=None):
         "canary": canary,
         "metrics": inputs.get("metrics"),
         "slack": inputs.get("slack"),
+        "device_path": inputs.get("device_path"),
         "attestations": {"configuration": inputs.get("configuration"), "service_objectives": inputs.get("service_objectives"),
                          "rollback": inputs.get("rollback")},
         "verdict": _verdict.decide(evidence, inputs.get("policy"), _accepted(inputs.get("previous"))),

@@ -103,6 +103,16 @@ def _findings(record):
         [_T(f.get("pod")), _T(f.get("container")), f["check"], f["result"], f["message"]] for f in placement["findings"]]
 
 
+def _device_path(record):
+    """The device path (device_path_info): each plugin's version, then each finding."""
+    found = record.get("device_path")
+    if found is None:
+        return None
+    rows = [["version", "", key, _T(value)] for key, value in sorted((found.get("versions") or {}).items())]
+    rows += [[f["check"], f["result"], _T(f.get("subject")), f["message"]] for f in found["findings"]]
+    return ["check", "result", "subject", "detail"], rows
+
+
 def _metrics(record):
     metrics = record["metrics"]
     if metrics is None:
@@ -141,7 +151,8 @@ def _reasons(record):
 
 _ORDER = (("Verdict reasons", _reasons), ("Versions", _versions), ("Device identities", _devices), ("NUMA nodes", _topology),
           ("Locality oracle", _locality), ("CPU roles", _roles), ("Planned reservation", _reservation), ("Config diff from the baseline", _config_diff),
-          ("Canary", _canary), ("Reconciled allocations", _allocations), ("Placement evidence", _findings), ("Kubelet metrics", _metrics),
+          ("Canary", _canary), ("Reconciled allocations", _allocations), ("Placement evidence", _findings), ("Device path", _device_path),
+          ("Kubelet metrics", _metrics),
           ("Reservation slack", _slack), ("Attestations", _attestations), ("Warnings", _warnings))
 
 

@@ -57,6 +57,8 @@ SERVICE_RESULT = S.Fields("the service_comparison filter's result", {"state": S.
     "reasons": S.Nullable(S.ListOf(S.STR)),
     "repetitions": S.Nullable(S.Fields("repetitions per side", {}, {"baseline": S.Nullable(S.COUNT), "canary": S.Nullable(S.COUNT)}))})
 ROLLBACK = S.Fields("a rollback attestation", {}, {"rehearsed": S.Nullable(S.BOOL), "detail": _TEXT})
+DEVICE_PATH = S.Fields("the device path (device_path_info)", {"findings": S.ListOf(_evidence.FINDING), "versions": _VERSIONS},
+                       {"summary": S.ANY, "node": _TEXT})
 ALLOCATIONS = S.Fields("the result of pod_allocations", {
     "scope": S.OneOf("pod", "container"), "pods": S.ListOf(_evidence.ALLOCATION),
     "node": S.Fields("pod_allocations' node", {"exclusive_cpus": S.STR, "exclusive_count": S.COUNT, "shared_pool": S.STR},
@@ -73,13 +75,14 @@ INPUTS = S.Fields("the acceptance record's inputs", {}, {
     "allocations": S.Nullable(ALLOCATIONS), "findings": S.Nullable(S.ListOf(_evidence.FINDING)), "canary": S.Nullable(CANARY_INPUT),
     "metrics": S.Nullable(METRICS), "slack": S.Nullable(S.MapOf(S.ANY)), "configuration": S.Nullable(CONFIGURATION),
     "service_objectives": S.Nullable(SERVICE), "rollback": S.Nullable(ROLLBACK), "policy": S.Nullable(S.MAPPING), "previous": S.ANY,
-    "generated_at": S.Nullable(S.STR)})
+    "generated_at": S.Nullable(S.STR), "device_path": S.Nullable(DEVICE_PATH)})
 EVIDENCE = S.Fields("the verdict's evidence", {}, {
     "versions": S.Nullable(_VERSIONS), "devices": S.Nullable(S.ListOf(S.STR)), "has_gpus": S.ANY, "oracle": S.Nullable(ORACLE),
     "placement": S.Nullable(PLACEMENT), "admission": S.Nullable(ADMISSION), "configuration": S.Nullable(CONFIGURATION),
-    "metrics": S.Nullable(METRICS), "service_objectives": S.Nullable(SERVICE), "rollback": S.Nullable(ROLLBACK)})
+    "metrics": S.Nullable(METRICS), "service_objectives": S.Nullable(SERVICE), "rollback": S.Nullable(ROLLBACK),
+    "device_path": S.Nullable(DEVICE_PATH)})
 ACCEPTED = S.Fields("the accepted values of a previous record", {}, {"versions": S.Nullable(_VERSIONS), "devices": S.Nullable(S.ListOf(S.STR)),
-                                                                     "verdict": _TEXT})
+                                                                     "verdict": _TEXT, "device_path": S.Nullable(_VERSIONS)})
 
 _REASON = S.Fields("a verdict reason", {"criterion": S.STR, "effect": S.STR, "message": S.STR})
 _VERDICT = S.Fields("a verdict", {"verdict": S.STR, "reasons": S.ListOf(_REASON)}, {"accepted": S.ANY})
@@ -110,7 +113,8 @@ RECORD = S.Fields("an acceptance record (acceptance_record)", {
     "topology": S.Fields("the record's topology", {"numa_nodes": S.ListOf(_NODE)}), "locality": _LOCALITY, "cpu_roles": _ROLES,
     "reservation": S.Nullable(_RESERVATION), "config_diff": S.Nullable(S.ListOf(_DIFF)), "canary": S.Nullable(_CANARY),
     "allocations": S.Nullable(ALLOCATIONS), "placement": S.Nullable(_RECORD_PLACEMENT), "metrics": S.Nullable(METRICS),
-    "slack": S.Nullable(S.MapOf(S.ANY)), "attestations": S.MapOf(S.ANY), "warnings": S.ListOf(S.STR)})
+    "slack": S.Nullable(S.MapOf(S.ANY)), "attestations": S.MapOf(S.ANY), "warnings": S.ListOf(S.STR)},
+    {"device_path": S.Nullable(DEVICE_PATH)})
 FLEET_RECORD = S.Fields("an acceptance record (acceptance_record)", {"host": S.STR, "mode": S.STR, "verdict": _VERDICT})
 
 

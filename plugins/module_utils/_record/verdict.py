@@ -15,6 +15,13 @@ The criteria:
 - **revalidate**: repeat the contract after changes to node images, device drivers, the kubelet,
   the device plugin, the devices themselves or the workload shape.
 
+The device path (``device_path``, the device_path_info action's result): every finding that is not
+``agree`` defers (a device advertised with no NUMA node is never agreement), and the versions of the
+plugins and drivers it found are watched like the others: one that changed since the accepted record,
+one that is new or gone, or a device path not read now that was read when the node was accepted, is a
+revalidate. A record accepted before the device path was read has no versions for it, so the first
+reading of it is a change too. Not given at all, the device path decides nothing (no reason).
+
 Every criterion gives reasons, each ``{"criterion", "effect", "message"}``; the verdict is the
 strongest effect among them (defer > revalidate > restrict > adopt; ``info`` decides nothing).
 Unknown is never agreement: a missing value defers.
@@ -39,7 +46,7 @@ _STRENGTH = {"info": 0, "adopt": 1, "restrict": 2, "revalidate": 3, "defer": 4}
 WATCHED = ("kubelet", "kernel", "driver", "node_image", "device_plugin", "workload")
 POLICY_KEYS = ("unsupported", "supported", "restrict_to", "revalidated")
 EVIDENCE_KEYS = ("versions", "devices", "has_gpus", "oracle", "placement", "admission", "configuration", "metrics",
-                 "service_objectives", "rollback")
+                 "service_objectives", "rollback", "device_path")
 ALLOCATIONS_METRIC = "resource_manager_allocations_total"
 ERRORS_METRIC = "resource_manager_allocation_errors_total"
 
@@ -206,9 +213,41 @@ def _rollback_reasons(rollback):
     return [_reason("rollback", "defer", "rollback has not been rehearsed on this node: recovery is unresolved")]
 
 
-def watched_values(versions, devices):
-    """The values `decide` compares with the accepted record: the watched versions and the device identities."""
-    return {"versions": {key: versions.get(key) for key in WATCHED}, "devices": sorted(devices or [])}
+def watched_values(versions, devices, device_path=None):
+    """The values `decide` compares with the accepted record: the watched versions and the device identities, and the
+    device path's versions when it was read (``device_path``: the device_path_info result, or None)."""
+    found = {"versions": {key: versions.get(key) for key in WATCHED}, "devices": sorted(devices or [])}
+    if device_path is not None:
+        found["device_path"] = dict(device_path.get("versions") or {})
+    return found
+
+
+def _device_path_reasons(device_path):
+    """Every device path finding that is not agreement defers, with its message."""
+    if device_path is None:
+        return []
+    return [_reason("device_path", "defer", "device path %s %s: %s" % (f["check"], "disagrees" if f["result"] == "disagree" else "unknown",
+                                                                       f["message"]))
+            for f in device_path.get("findings") or [] if f.get("result") != "agree"]
+
+
+def _device_path_changes(current, accepted):
+    """What changed in the device path's versions since the accepted record (see the module docstring)."""
+    if "device_path" not in current:
+        if accepted.get("device_path") is not None:
+            return ["the device path was not read (the accepted record has %s)" % _listed(accepted["device_path"])]
+        return []
+    now = current["device_path"]
+    if accepted.get("device_path") is None:
+        return ["the device path was first read (%s); the accepted record has no versions for it" % _listed(now)] if now else []
+    before = accepted["device_path"]
+    return ["device path %s changed from %s to %s" % (key, before.get(key) or ("unknown" if key in before else "none"),
+                                                        now.get(key) or ("unknown" if key in now else "none"))
+            for key in sorted(set(before) | set(now)) if before.get(key) != now.get(key) or (key in before) != (key in now)]
+
+
+def _listed(versions):
+    return ", ".join("%s %s" % (key, value or "unknown") for key, value in sorted(versions.items())) or "no plugin"
 
 
 def _change_reasons(current, accepted, revalidated):
@@ -219,6 +258,7 @@ def _change_reasons(current, accepted, revalidated):
     for key in WATCHED:
         if before.get(key) != current["versions"].get(key):
             found.append("%s changed from %s to %s" % (key, before.get(key) or "unknown", current["versions"].get(key) or "unknown"))
+    found += _device_path_changes(current, accepted)
     gone = sorted(set(accepted.get("devices") or []) - set(current["devices"]))
     new = sorted(set(current["devices"]) - set(accepted.get("devices") or []))
     if gone or new:
@@ -239,9 +279,10 @@ def decide(evidence, policy=None, accepted=None):
     policy = _check_keys(policy, POLICY_KEYS, "policy")
     accepted = shapes.check_accepted(accepted)
     versions = evidence.get("versions") or {}
-    current = watched_values(versions, evidence.get("devices"))
+    current = watched_values(versions, evidence.get("devices"), evidence.get("device_path"))
     reasons = _version_reasons(versions, bool(evidence.get("has_gpus")), policy)
     reasons += _locality_reasons(evidence.get("oracle"))
+    reasons += _device_path_reasons(evidence.get("device_path"))
     placement = evidence.get("placement")
     if placement is None:
         reasons.append(_reason("evidence", "defer", "no canary evidence on this node: the record holds its topology only (run playbooks/verify.yml)"))

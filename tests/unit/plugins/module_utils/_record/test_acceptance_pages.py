@@ -113,7 +113,7 @@ def test_page_is_self_contained(tmp_path):
     assert [a["data-verdict"] for t, a in tags.tags if a.get("data-verdict") and t == "span"] == ["adopt"]
     assert [a["data-section"] for t, a in tags.tags if t == "section"] == [
         "verdict-reasons", "drawing", "versions", "device-identities", "numa-nodes", "locality-oracle", "cpu-roles", "planned-reservation",
-        "config-diff-from-the-baseline", "canary", "reconciled-allocations", "placement-evidence", "kubelet-metrics", "service-comparison",
+        "config-diff-from-the-baseline", "canary", "reconciled-allocations", "placement-evidence", "device-path", "kubelet-metrics", "service-comparison",
         "service-metric-ttft-vllm-time-to-first-token-seconds", "service-drawing", "service-metric-itl-vllm-inter-token-latency-seconds",
         "service-drawing", "service-runs", "reservation-slack", "attestations", "warnings"]
 
