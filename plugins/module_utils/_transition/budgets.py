@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Which PodDisruptionBudgets cover a pod, and how to name one in a message.
 
-Public: `selects`, `budgets_for`, `describe`, `short`, `blocking`.
+Public: `selects`, `budgets_for`, `describe`, `short`, `allows`, `blocking`, `named_in`.
 
 Selector matching follows k8s.io/apimachinery/pkg/apis/meta/v1 LabelSelectorAsSelector: every
 ``matchLabels`` pair and every ``matchExpressions`` term (In, NotIn, Exists, DoesNotExist) must hold;
@@ -71,19 +71,33 @@ def describe(pdb):
         status.get("currentHealthy", 0), status.get("desiredHealthy", 0))
 
 
+def _causes_of(pdb, causes):
+    """The messages of the 429's ``DisruptionBudget`` causes that name ``pdb``."""
+    prefix = "The disruption budget %s " % pdb["metadata"]["name"]
+    return [c.get("message") or "" for c in causes or [] if c.get("reason") == "DisruptionBudget" and (c.get("message") or "").startswith(prefix)]
+
+
 def _processing(pdb, causes):
     """True when a 429 cause says ``pdb`` is still being processed (its status not yet observed)."""
-    prefix = "The disruption budget %s " % pdb["metadata"]["name"]
-    return any(c.get("reason") == "DisruptionBudget" and (c.get("message") or "").startswith(prefix)
-               and c["message"].endswith("is still being processed by the server.") for c in causes or [])
+    return any(m.endswith("is still being processed by the server.") for m in _causes_of(pdb, causes))
+
+
+def named_in(pdbs, causes=()):
+    """The budgets of ``pdbs`` a 429's causes name: those that refused the last try, whatever they allow now."""
+    return [p for p in pdbs if _causes_of(p, causes)]
 
 
 def short(pdb, causes=()):
     """``PDB db-pdb (allows 0 disruptions)``, or ``PDB db-pdb (still being processed by the server)``: the progress lines' form."""
     if _processing(pdb, causes):
         return "PDB %s (still being processed by the server)" % pdb["metadata"]["name"]
+    return "PDB %s (%s)" % (pdb["metadata"]["name"], allows(pdb))
+
+
+def allows(pdb):
+    """``allows 1 disruption``: what the budget's status allows now."""
     allowed = (pdb.get("status") or {}).get("disruptionsAllowed", 0)
-    return "PDB %s (allows %d disruption%s)" % (pdb["metadata"]["name"], allowed, "" if allowed == 1 else "s")
+    return "allows %d disruption%s" % (allowed, "" if allowed == 1 else "s")
 
 
 def blocking(pdbs, causes=()):

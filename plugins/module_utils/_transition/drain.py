@@ -28,7 +28,8 @@ Semantics copied (not code) from k8s.io/kubectl:
 When the bound runs out the error names every pod left: the budgets that refuse it (name,
 minAvailable/maxUnavailable, disruptions allowed now), that it is still terminating, or its error.
 A progress line is printed at once and then at most every ``poll`` seconds; it names as blocking only
-the budgets that refuse an eviction now (`budgets.blocking`), else the API's message.
+the budgets that refuse an eviction now (`budgets.blocking`); a refused pod nothing blocks now is
+"retrying", with the budget that refused it (and what it allows now) or the API's message.
 ``clock`` and ``sleep`` are parameters so tests run without waiting.
 """
 
@@ -142,8 +143,9 @@ class _Run:
                 raise DrainError(self._timed_out(left, waited), pending=left, blocked=self._blocked_details(), failed_pods=self._failed_details())
             if self.shown is None or waited - self.shown >= self.options.poll:
                 self.shown = waited
-                progress.say(self.display, progress.drain_line(self.node, [n.split("/", 1)[1] for n in left], waited, timeout, self._blockers(),
-                                                               [n.split("/", 1)[1] for n in sorted(self.failed)]))
+                blocked, retrying = self._blockers()
+                progress.say(self.display, progress.drain_line(self.node, [n.split("/", 1)[1] for n in left], waited, timeout, blocked,
+                                                               [n.split("/", 1)[1] for n in sorted(self.failed)], retrying))
             pause = self._pause(waited)
             if pause > 0:
                 self.sleep(min(pause, timeout - waited) if timeout else pause)
@@ -237,14 +239,20 @@ class _Run:
             yield name, self.refused[name], budgets.budgets_for(pod, by_namespace[namespace])
 
     def _blockers(self):
-        """What refuses the evictions now, for the progress line: the budgets that block, else each pod's API message."""
-        named, pods = set(), []
+        """For the progress line: (the budgets that refuse evictions now, the refused pods nothing blocks now, each with why
+        it was refused: a budget that refused it and allows a disruption now, or the API's message)."""
+        named, retrying = set(), []
         for name, exc, pdbs in self._blocked():
             chosen = budgets.blocking(pdbs, exc.causes)
             named.update(budgets.short(b, exc.causes) for b in chosen)
-            if not chosen:
-                pods.append("pod %s: %s" % (name, exc))
-        return sorted(named) + pods
+            if chosen:
+                continue
+            refusers = budgets.named_in(pdbs, exc.causes)
+            if refusers:
+                retrying.append("%s (%s)" % (name, ", ".join("PDB %s refused it, %s now" % (b["metadata"]["name"], budgets.allows(b)) for b in refusers)))
+            else:
+                retrying.append("%s (%s)" % (name, exc))
+        return sorted(named), retrying
 
     def _blocked_details(self):
         return [{"pod": name, "message": str(exc), "budgets": [{"name": b["metadata"]["name"], "spec": b.get("spec"), "status": {

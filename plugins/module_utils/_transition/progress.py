@@ -38,16 +38,20 @@ def _bound(waited, timeout):
     return "%s of %s" % (seconds(waited), seconds(timeout)) if timeout else "%s (no timeout)" % seconds(waited)
 
 
-def drain_line(node, left, waited, timeout, blocked=(), failed=()):
+def drain_line(node, left, waited, timeout, blocked=(), failed=(), retrying=()):
     """``drain node-a: 3 pods left (web-1, web-2, db-0), 25s of 300s; blocked by PDB db-pdb (allows 0 disruptions)``.
 
     ``left`` are pod names still on the node; ``blocked`` short descriptions of what refuses their
     evictions now (only what does: a budget allowing a disruption is no blocker); ``failed`` the pods
-    of ``left`` whose eviction ended in an error (the drain waits for the others, then fails naming them).
+    of ``left`` whose eviction ended in an error (the drain waits for the others, then fails naming them);
+    ``retrying`` the refused pods nothing blocks now, each with why it was refused
+    (``default/web-1 (Too many requests, please try again later.)``).
     """
     line = "drain %s: %d pod%s left (%s), %s" % (node, len(left), "" if len(left) == 1 else "s", names(left), _bound(waited, timeout))
     if blocked:
         line += "; blocked by " + ", ".join(blocked)
+    if retrying:
+        line += "; retrying " + ", ".join(retrying)
     if failed:
         line += "; failed: " + names(failed)
     return line

@@ -108,11 +108,40 @@ def test_a_budget_that_allows_a_disruption_is_not_called_the_blocker(double, kub
     lines = []
     with pytest.raises(drain.DrainError) as caught:
         drain.drain(kube, "n1", OPTIONS._replace(timeout=5), display=lines.append, clock=clock, sleep=clock.sleep)
-    assert lines[1:] == ["drain n1: 1 pod left (web-1), 0s of 5s; blocked by pod default/web-1: Too many requests, please try again later."]
+    assert lines[1:] == ["drain n1: 1 pod left (web-1), 0s of 5s; retrying default/web-1 (Too many requests, please try again later.)"]
     assert str(caught.value) == ("drain n1: timed out after 5s (timeout 5s) with 1 pod left: default/web-1 (eviction refused: Too many "
                                  "requests, please try again later)" + STAYS)
     # The result still lists the budget that covers the pod, with its status: it allows one disruption.
     assert caught.value.details["blocked"][0]["budgets"][0]["status"]["disruptionsAllowed"] == 1
+
+
+class _FreedBeforeRead:
+    """An api.Api whose first ``pdbs()`` read first runs ``hook`` (the budget frees up between the 429 and the progress line)."""
+
+    def __init__(self, api, hook):
+        self.api, self.hook = api, hook
+
+    def __getattr__(self, name):
+        return getattr(self.api, name)
+
+    def pdbs(self, namespace):
+        """Run the hook once, then read."""
+        if self.hook is not None:
+            self.hook, hook = None, self.hook
+            hook()
+        return self.api.pdbs(namespace)
+
+
+def test_a_budget_that_refused_and_allows_a_disruption_now_is_retried_not_called_the_blocker(double, kube, clock):
+    double.add_node("n1")
+    double.add_node("n2")
+    double.add_pod("db-0", "n1", owner_kind="ReplicaSet", owner_name="db", labels={"app": "db"}, grace=0)
+    double.add_pdb("db-pdb", {"app": "db"}, min_available=1)
+    api = _FreedBeforeRead(kube, lambda: double.add_pod("db-1", "n2", owner_kind="ReplicaSet", owner_name="db", labels={"app": "db"}))
+    lines = []
+    result = drain.drain(api, "n1", OPTIONS, display=lines.append, clock=clock, sleep=clock.sleep)
+    assert lines[1:] == ["drain n1: 1 pod left (db-0), 0s of 20s; retrying default/db-0 (PDB db-pdb refused it, allows 1 disruption now)"]
+    assert (result["evicted"], clock.sleeps) == (["default/db-0"], [5])
 
 
 def test_blocking_budgets_are_those_allowing_none_or_still_being_processed():
@@ -127,6 +156,11 @@ def test_blocking_budgets_are_those_allowing_none_or_still_being_processed():
     assert budgets.short(lagging, processing) == "PDB lagging (still being processed by the server)"
     assert budgets.short(free, processing) == "PDB free (allows 1 disruption)"
     assert budgets.short(full) == "PDB full (allows 0 disruptions)"
+    refused = [{"reason": "DisruptionBudget", "message": "The disruption budget free needs 1 healthy pods and has 1 currently"}]
+    assert budgets.named_in([full, free], refused) == [free]
+    assert budgets.named_in([full, free], processing) == []
+    assert budgets.blocking([free], refused) == []
+    assert budgets.allows(free) == "allows 1 disruption"
 
 
 class _Failing:
