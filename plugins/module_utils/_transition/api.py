@@ -145,6 +145,10 @@ class Api:
             except transport.Expired as exc:
                 raise KubeApiError("%s: no whole answer within the %ss deadline (%d attempt%s; %s)"
                                    % (where, _seconds(self.timeout), attempt, "" if attempt == 1 else "s", exc.stage)) from exc
+            except transport.Untrusted as exc:
+                raise KubeApiError("cannot reach the API server at %s (%s %s): its TLS certificate was not accepted: %s; nothing was sent "
+                                   "(the CA that signed it is ca_cert, K8S_AUTH_SSL_CA_CERT, or the kubeconfig's certificate-authority)"
+                                   % (self.host, method, path, self._masked(str(exc)))) from exc
             except transport.Refused as exc:
                 raise KubeApiError("%s: %s (%s)" % (where, exc, exc.stage), code=exc.status or 0) from exc
             except transport.TransportError as exc:

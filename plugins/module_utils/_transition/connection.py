@@ -59,6 +59,8 @@ ENVIRONMENT = {
     "proxy": ("K8S_AUTH_PROXY",),
 }
 _FILES = ("ca_cert", "client_cert", "client_key")
+_ATTRIBUTES = (("host", "host"), ("ca_cert", "ssl_ca_cert"), ("client_cert", "cert_file"), ("client_key", "key_file"),
+               ("validate_certs", "verify_ssl"), ("proxy", "proxy"))
 _PROXY_SCHEMES = ("http", "https", "socks4", "socks4a", "socks5", "socks5h")
 _TOKEN = re.compile(r"^[\x21-\x7e]+$")
 _ANY_SPACE = re.compile(r"[\s\x00-\x1f\x7f]")
@@ -195,14 +197,26 @@ def configuration(settings, exec_timeout=30):
     else:
         config = _kubeconfig.load_configuration(settings["kubeconfig"], settings["context"], exec_timeout=exec_timeout)
     values = settings.values
-    if values["host"]:
-        config.host = values["host"]
+    overrides = {attribute: values[option] for option, attribute in _ATTRIBUTES if values[option] is not None}
     if values["api_key"]:
-        config.api_key = {"authorization": "Bearer %s" % values["api_key"]}
-        config.api_key_prefix = {}
-        config.refresh_api_key_hook = None  # the kubeconfig's exec plugin or auth provider would put its own token back
-    for option, attribute in (("ca_cert", "ssl_ca_cert"), ("client_cert", "cert_file"), ("client_key", "key_file"),
-                              ("validate_certs", "verify_ssl"), ("proxy", "proxy")):
-        if values[option] is not None:
-            setattr(config, attribute, values[option])
+        overrides["api_key"] = {"authorization": "Bearer %s" % values["api_key"]}
+        overrides["api_key_prefix"] = {}
+    _override(config, overrides)
+    hook = config.refresh_api_key_hook
+    if values["api_key"]:
+        config.refresh_api_key_hook = None  # the token is ours: the kubeconfig's exec plugin or auth provider has nothing to refresh
+    elif hook is not None and overrides:
+        # The client's loader refreshes a kubeconfig token before every request by setting host, CA, certificate,
+        # key, verify_ssl and proxy again from the file, and itself as the hook: both are put back after it each time.
+        def refresh(client_configuration):
+            hook(client_configuration)
+            _override(client_configuration, overrides)
+            client_configuration.refresh_api_key_hook = refresh
+
+        config.refresh_api_key_hook = refresh
     return config
+
+
+def _override(config, overrides):
+    for attribute, value in overrides.items():
+        setattr(config, attribute, value)

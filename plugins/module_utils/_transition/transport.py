@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """One HTTP exchange, bounded in bytes and ended by one deadline whatever the server does.
 
-Public: `bound`, `exchange`, `TransportError` and its kinds `Unreached`, `Expired`, `TooLarge`, `Refused`, `Broken`.
+Public: `bound`, `exchange`, `TransportError` and its kinds `Unreached`, `Untrusted`, `Expired`, `TooLarge`, `Refused`, `Broken`.
 
 urllib3's timeouts bound each socket operation, not the exchange: a server that sends one byte
 every two seconds, of its headers or of a body that never ends, is never slower than a read
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import socket
+import ssl
 import threading
 import time
 
@@ -50,6 +51,10 @@ class TransportError(NumaGateError):
 
 class Unreached(TransportError):
     """No connection was made: nothing was sent, so trying again is safe."""
+
+
+class Untrusted(Unreached):
+    """The server's TLS certificate failed verification (an unknown CA, another host name): nothing was sent; trying again changes nothing."""
 
 
 class Expired(TransportError):
@@ -183,7 +188,7 @@ def exchange(pool_manager, method, url, headers, body, deadline, max_bytes, cloc
         except (urllib3_exceptions.HTTPError, OSError) as exc:
             if watch.fired or clock() >= deadline:
                 raise Expired("no answer", stage=NO_ANSWER) from exc
-            kind = Unreached if isinstance(exc, _UNREACHED) else Broken
+            kind = Untrusted if _verify_failed(exc) else Unreached if isinstance(exc, _UNREACHED) else Broken
             raise kind(_reason(exc), stage=NO_ANSWER) from exc
         if watch.fired:
             # The shutdown cut the headers short: http.client took the end of the stream for their end.
@@ -230,6 +235,18 @@ def _release(response, whole):
         response.release_conn()
     except (urllib3_exceptions.HTTPError, OSError, AttributeError):
         pass  # a connection that cannot be given back is dropped; the answer is already decided
+
+
+def _verify_failed(exc):
+    """Whether ``exc`` (a urllib3 error) comes of the TLS certificate check (ssl.SSLCertVerificationError, raised before any byte of the request)."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, ssl.SSLCertVerificationError):
+            return True
+        inner = exc.args[0] if exc.args and isinstance(exc.args[0], BaseException) else None
+        exc = inner or exc.__cause__ or exc.__context__
+    return False
 
 
 def _reason(exc):

@@ -7,7 +7,7 @@ What it stands for, flag by flag (kube-apiserver, k8s.io/apiserver):
   default minimum) with a server certificate for 127.0.0.1 and ``localhost``, made at test time by
   `Pki` with the ``cryptography`` package (ansible-core requires it) and signed by a test CA that is
   written to ``Pki.ca_cert`` for the clients (``--certificate-authority``, ``ca_cert``).
-- ``--client-ca-file``: a client certificate signed by the same CA is asked for but not required
+- ``--client-ca-file``: a client certificate signed by ``Pki.client_ca_cert`` is asked for but not required
   (``tls.VerifyClientCertIfGiven``, as the apiserver's secure serving does); its Common Name is
   the user name (x509 ``CommonNameUserConversion``, pkg/authentication/request/x509/x509.go).
 - ``--token-auth-file`` with ``--anonymous-auth=false``: with ``tokens`` ({token: user name})
@@ -35,46 +35,58 @@ from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 from apiserver import status as api_status
 
 
+class _Authority:  # pylint: disable=too-few-public-methods
+    """A CA: an EC P-256 key and a self-signed certificate allowed to sign leaves (pathlen 0)."""
+
+    def __init__(self, name):
+        self.key = ec.generate_private_key(ec.SECP256R1())
+        self.name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
+        now = datetime.datetime.now(datetime.timezone.utc)
+        public = self.key.public_key()
+        self.cert = (x509.CertificateBuilder().subject_name(self.name).issuer_name(self.name).public_key(public)
+                     .serial_number(x509.random_serial_number())
+                     .not_valid_before(now - datetime.timedelta(hours=1)).not_valid_after(now + datetime.timedelta(days=2))
+                     .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
+                     .add_extension(_usage(cert_sign=True), critical=True)
+                     .add_extension(x509.SubjectKeyIdentifier.from_public_key(public), critical=False)
+                     .sign(self.key, hashes.SHA256()))
+
+
 class Pki:
-    """A test CA in ``folder`` (``ca_cert``), a server certificate for 127.0.0.1/localhost (``server_cert``, ``server_key``),
-    and `issue` for client certificates; every key file is mode 0600."""
+    """Test certificates in ``folder``: the serving CA (``ca_cert``, what clients trust), a server certificate for
+    127.0.0.1 and localhost signed by it (``server_cert``, ``server_key``), and a client CA (``client_ca_cert``, the
+    apiserver's ``--client-ca-file``) that `issue` signs client certificates with. Two CAs, as a cluster may have: the
+    server then sends only its own certificate (OpenSSL would add a CA it finds in its client-CA store to the chain).
+    Every key file is mode 0600."""
 
     def __init__(self, folder, name="double-ca"):
         self.folder = str(folder)
         os.makedirs(self.folder, exist_ok=True)
-        self._key = ec.generate_private_key(ec.SECP256R1())
-        self._name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
-        now = datetime.datetime.now(datetime.timezone.utc)
-        public = self._key.public_key()
-        self._cert = (x509.CertificateBuilder().subject_name(self._name).issuer_name(self._name).public_key(public)
-                      .serial_number(x509.random_serial_number())
-                      .not_valid_before(now - datetime.timedelta(hours=1)).not_valid_after(now + datetime.timedelta(days=2))
-                      .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
-                      .add_extension(_usage(cert_sign=True), critical=True)
-                      .add_extension(x509.SubjectKeyIdentifier.from_public_key(public), critical=False)
-                      .sign(self._key, hashes.SHA256()))
-        self.ca_cert = self._write(name + ".pem", self._cert.public_bytes(serialization.Encoding.PEM))
+        self._serving, self._clients = _Authority(name), _Authority(name + "-clients")
+        self.ca_cert = self._write(name + ".pem", self._serving.cert.public_bytes(serialization.Encoding.PEM))
+        self.client_ca_cert = self._write(name + "-clients.pem", self._clients.cert.public_bytes(serialization.Encoding.PEM))
         self.server_cert, self.server_key = self.issue("kube-apiserver", server=True)
 
     def issue(self, common_name, server=False, organizations=()):
         """(certificate path, key path) of a new leaf: a server certificate for 127.0.0.1 and localhost, or a client one."""
+        authority = self._serving if server else self._clients
         key = ec.generate_private_key(ec.SECP256R1())
         subject = x509.Name([x509.NameAttribute(NameOID.ORGANIZATION_NAME, o) for o in organizations]
                             + [x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
         now = datetime.datetime.now(datetime.timezone.utc)
-        builder = (x509.CertificateBuilder().subject_name(subject).issuer_name(self._name).public_key(key.public_key())
+        builder = (x509.CertificateBuilder().subject_name(subject).issuer_name(authority.name).public_key(key.public_key())
                    .serial_number(x509.random_serial_number())
                    .not_valid_before(now - datetime.timedelta(hours=1)).not_valid_after(now + datetime.timedelta(days=1))
                    .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
                    .add_extension(_usage(), critical=True)
                    .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH if server else ExtendedKeyUsageOID.CLIENT_AUTH]),
                                   critical=False)
-                   .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(self._key.public_key()), critical=False))
+                   .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(authority.key.public_key()), critical=False))
         if server:
             builder = builder.add_extension(x509.SubjectAlternativeName([x509.DNSName("localhost"),
                                                                          x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
                                             critical=False)
-        cert = builder.sign(self._key, hashes.SHA256())
+        cert = builder.sign(authority.key, hashes.SHA256())
         stem = common_name.replace("/", "_").replace(":", "_")
         key_pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
         return (self._write(stem + ".pem", cert.public_bytes(serialization.Encoding.PEM)),
@@ -101,7 +113,7 @@ def serve(httpd, pki):
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.minimum_version = ssl.TLSVersion.TLSv1_2
     context.load_cert_chain(pki.server_cert, pki.server_key)
-    context.load_verify_locations(pki.ca_cert)
+    context.load_verify_locations(pki.client_ca_cert)
     context.verify_mode = ssl.CERT_OPTIONAL
     httpd.socket = context.wrap_socket(httpd.socket, server_side=True, do_handshake_on_connect=False)
     plain = httpd.handle_error
