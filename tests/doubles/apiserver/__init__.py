@@ -9,5 +9,7 @@ point clients at it with ``write_kubeconfig``. Modules: ``server`` (the object t
 ``eviction`` (pods/eviction and PodDisruptionBudgets), ``status`` (the API's Status bodies),
 ``selection`` (field and label selectors), ``patch`` (merge, strategic merge, JSON patch),
 ``discovery`` (the discovery documents), ``tables`` (server-side printing for kubectl get),
-``proxy`` (the node proxy to a kubelet). It imports nothing from the collection under test.
+``proxy`` (the node proxy to a kubelet), ``watch`` (watch streams and the watch-list bookmark),
+``dryrun`` (server-side dry run), ``node_resources`` and ``quantity`` (node capacity and allocatable),
+``controllers`` (the ReplicaSet controller and scheduler stand-ins). It imports nothing from the collection under test.
 """
