@@ -47,7 +47,7 @@ options:
   allocatable:
     description:
       - The kubelet's PodResources C(GetAllocatableResources) (the C(allocatable) of M(gpusmith.numa_gate.pod_resources_info)
-        run on the node): its C(devices) carry the NUMA nodes each device plugin advertised with every device.
+        run on the node); its C(devices) carry the NUMA nodes each device plugin advertised with every device.
       - Not given, each device plugin found has one C(unknown) C(device_numa) finding.
     type: dict
   selectors:

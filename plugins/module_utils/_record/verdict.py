@@ -241,9 +241,13 @@ def _device_path_changes(current, accepted):
     if accepted.get("device_path") is None:
         return ["the device path was first read (%s); the accepted record has no versions for it" % _listed(now)] if now else []
     before = accepted["device_path"]
-    return ["device path %s changed from %s to %s" % (key, before.get(key) or ("unknown" if key in before else "none"),
-                                                        now.get(key) or ("unknown" if key in now else "none"))
+    return ["device path %s changed from %s to %s" % (key, _said(before, key), _said(now, key))
             for key in sorted(set(before) | set(now)) if before.get(key) != now.get(key) or (key in before) != (key in now)]
+
+
+def _said(versions, key):
+    """A version as a change names it: the value, ``unknown`` when the plugin was found without one, ``none`` when not found."""
+    return versions.get(key) or ("unknown" if key in versions else "none")
 
 
 def _listed(versions):

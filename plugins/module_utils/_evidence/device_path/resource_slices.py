@@ -32,8 +32,8 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.devic
 
 STANDARD = "resource.kubernetes.io/"
 NUMA_ATTRIBUTES = (STANDARD + "numaNode", "numa", "numaNode")
-_VALUE = S.Fields("a device attribute", {}, {"int": S.Nullable(S.INT), "ints": S.Nullable(S.ListOf(S.INT)), "bool": S.Nullable(S.BOOL),
-                                            "string": S.Nullable(S.STR), "version": S.Nullable(S.STR)})
+_VALUE = S.Fields("a device attribute", {}, {
+    "int": S.Nullable(S.INT), "ints": S.Nullable(S.ListOf(S.INT)), "bool": S.Nullable(S.BOOL), "string": S.Nullable(S.STR), "version": S.Nullable(S.STR)})
 _DEVICE = S.Fields("a ResourceSlice device", {"name": S.STR}, {"attributes": S.Nullable(S.MapOf(_VALUE))})
 SLICE = S.Fields("a ResourceSlice", {"metadata": S.Fields("a ResourceSlice's metadata", {"name": S.STR}),
                                      "spec": S.Fields("a ResourceSlice's spec", {"driver": S.STR}, {

@@ -127,8 +127,8 @@ def test_the_nvidia_config_file_is_read_from_the_helm_configmap_and_without_allo
     seed(double, nvidia_env={"CONFIG_FILE": "/config/config.yaml"},
          nvidia_volumes=[{"name": "available-configs", "configMap": {"name": "nvidia-device-plugin-configs"}}])
     double.store.create("configmaps", device_objects.configmap("nvidia-device-plugin-configs", "kube-system", {"default": config}))
-    result = run_in_process({"kubeconfig": kubeconfig, "node": "gpu-1", "oracle": C.oracle(), "selectors": {"dra_kubelet_plugin": [],
-                                                                                                             "sriov_device_plugin": []}})
+    selectors = {"dra_kubelet_plugin": [], "sriov_device_plugin": []}
+    result = run_in_process({"kubeconfig": kubeconfig, "node": "gpu-1", "oracle": C.oracle(), "selectors": selectors})
     settings = result["plugins"]["gpu_device_plugin"][0]["settings"]
     where = "config file /config/config.yaml (ConfigMap kube-system/nvidia-device-plugin-configs key default)"
     assert settings["pass_device_specs"] == {"value": False, "source": where + ": flags.plugin.passDeviceSpecs"}

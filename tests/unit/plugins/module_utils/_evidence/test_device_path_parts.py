@@ -11,6 +11,7 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.devic
 from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._evidence import device_path_cases as C
 
 WHERE = "ConfigMap kube-system/sriovdp-config key config.json"
+FROM_FILE = "config file /config/config.yaml (ConfigMap kube-system/nvdp-configs key default): "
 
 
 @pytest.mark.parametrize("image, version", [
@@ -37,10 +38,8 @@ def test_nvidia_settings_precedence_flag_over_env_over_config_file_over_default(
     assert found == {
         "pass_device_specs": {"value": True, "source": "flag --pass-device-specs=true"},
         "device_list_strategy": {"value": ["cdi-cri", "envvar"], "source": "env DEVICE_LIST_STRATEGY=cdi-cri,envvar"},
-        "device_id_strategy": {"value": "index", "source": "config file /config/config.yaml (ConfigMap kube-system/nvdp-configs key default): "
-                                                          "flags.plugin.deviceIDStrategy"},
-        "mig_strategy": {"value": "single", "source": "config file /config/config.yaml (ConfigMap kube-system/nvdp-configs key default): "
-                                                      "flags.migStrategy"},
+        "device_id_strategy": {"value": "index", "source": FROM_FILE + "flags.plugin.deviceIDStrategy"},
+        "mig_strategy": {"value": "single", "source": FROM_FILE + "flags.migStrategy"},
         "fail_on_init_error": {"value": True, "source": "default"},
         "driver_root": {"value": "/", "source": "default"},
         "config_file": {"value": "/config/config.yaml", "source": "env CONFIG_FILE=/config/config.yaml"}}
