@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.device_path import nvidia_plugin, pods, resource_slices, sriov
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.device_path import nvidia_plugin, pods, read, resource_slices, sriov
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.device_path.common import DevicePathError
 from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._evidence import device_path_cases as C
 
@@ -162,3 +162,47 @@ def test_sriov_prefix_and_config_key_from_the_plugin_flags():
 def test_sriov_config_refusals_name_the_configmap_key_and_the_rule(text, message):
     with pytest.raises(DevicePathError, match=message):
         sriov.parse_config(text, WHERE)
+
+
+class _Answers(object):
+    """A client with ``request(method, path, query)`` answering from a table (path -> answer, or an error code)."""
+
+    class Error(Exception):
+        def __init__(self, code):
+            super().__init__("HTTP %d" % code)
+            self.code = code
+
+    def __init__(self, table):
+        self.table = table
+        self.asked = []
+
+    def request(self, method, path, query=None):
+        self.asked.append((method, path, dict(query or {})))
+        answer = self.table.get(path, 404)
+        if isinstance(answer, int):
+            raise self.Error(answer)
+        return answer
+
+
+def test_read_without_resource_k8s_io_notes_it_and_a_cut_list_is_a_finding():
+    pods_list = {"items": [], "metadata": {"continue": "token"}}
+    api = _Answers({"/api/v1/nodes/gpu-1": {"metadata": {"name": "gpu-1"}, "status": {}}, "/api/v1/pods": pods_list})
+    selectors = {"gpu_device_plugin": ["app=nvdp"], "dra_kubelet_plugin": [], "sriov_device_plugin": []}
+    found = read.read(api, "gpu-1", C.oracle(), selectors=selectors)
+    assert found["notes"] == ["the API server does not serve resource.k8s.io/v1 ResourceSlices (404): no DRA driver is read"]
+    assert [(f["check"], f["result"], f["message"]) for f in found["findings"]] == [
+        ("api_list_complete", "unknown", "GET /api/v1/pods?fieldSelector=spec.nodeName%3Dgpu-1&labelSelector=app%3Dnvdp&limit=500: the server "
+         "returned 0 items and more remain (metadata.continue): only those were read"),
+        ("gpu_path", "unknown", "the host has 2 GPUs but no NVIDIA device plugin pod runs on this node and no ResourceSlice of it publishes one "
+         "of them: the GPU path is not identified")]
+    assert [path for method, path, query in api.asked] == ["/api/v1/nodes/gpu-1", "/api/v1/pods", "/apis/resource.k8s.io/v1/resourceslices"]
+    assert found["requests"] == 3
+
+
+def test_read_refuses_more_plugin_pods_than_it_reads_and_other_errors_pass_through():
+    many = {"items": [C.pod("p%d" % index, [C.nvidia_container()]) for index in range(5)]}
+    api = _Answers({"/api/v1/nodes/gpu-1": {"metadata": {"name": "gpu-1"}}, "/api/v1/pods": many})
+    with pytest.raises(DevicePathError, match=r"^gpu_device_plugin: 5 pods on node gpu-1 match app=nvdp; at most 4 are read \(narrow the selectors\)$"):
+        read.read(api, "gpu-1", C.oracle(), selectors={"gpu_device_plugin": "app=nvdp"})
+    with pytest.raises(_Answers.Error, match="HTTP 403"):
+        read.read(_Answers({"/api/v1/nodes/gpu-1": 403}), "gpu-1", C.oracle())
