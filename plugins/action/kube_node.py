@@ -4,7 +4,9 @@
 
 The logic is in module_utils/_transition (node, drain, cordon); this adapts it to a task:
 arguments, check mode, progress lines through Ansible's display while the drain waits, and one
-place (`outcome`) that turns an error into a failed result.
+place (`outcome`) that turns an error into a failed result. With ``journal``, the step's events are
+recorded on the node through ``transition_journal`` in the same task (`step_journal.controller_events`),
+so the task runs with the node's connection; the API requests go from the controller all the same.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _k8s_names
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._errors import NumaGateError
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_state import step_journal
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import api as kube_api
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import connection
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import node as kube_node
@@ -30,6 +34,7 @@ ARGUMENT_SPEC = {
     "force": {"type": "bool", "default": False},
     "grace_period": {"type": "int"},
     "disable_eviction": {"type": "bool", "default": False},
+    **step_journal.CONTROLLER_ARGUMENT_SPEC,
 }
 
 
@@ -37,22 +42,43 @@ class ActionModule(ActionBase):
     """Bring one node to ``state`` (see the module's docs)."""
 
     TRANSFERS_FILES = False
-    _requires_connection = False
+    # The node's connection: only a task with journal uses it (its events are written on the node).
+    _requires_connection = True
     _VALID_ARGS = frozenset(ARGUMENT_SPEC) | connection.ALIASES
 
     def run(self, tmp=None, task_vars=None):
         result = super().run(tmp, task_vars)
-        del tmp  # unused: nothing goes to the node
+        del tmp  # unused: the journal's module run makes its own
         _validation, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
         display = Display()
+
+        journal = args["journal"] if not self._task.check_mode else None
 
         def body():
             _k8s_names.node_name(args["node"])  # before the kubeconfig's credential plugin runs, before any request
             options = kube_node.options_from(args)
+            if journal:
+                self._journal(journal, step_journal.controller_events(journal, args["state"]), task_vars)
             api = kube_api.connect(settings=connection.from_task(args), timeout=args["request_timeout"])
             return kube_node.apply(api, args["node"], args["state"], options, check_mode=bool(self._task.check_mode), display=display.display)
 
         result.update(outcome(body, node=args["node"], state=args["state"]))
+        if journal and not result.get("failed"):
+            recorded = outcome(lambda: {"journal": self._journal(journal, step_journal.controller_events(journal, args["state"], result), task_vars)})
+            result.update(recorded, changed=result.get("changed", False))
+        if journal:
+            self._remove_tmp_path(self._connection._shell.tmpdir)  # pylint: disable=protected-access
         if result.get("pod_warnings"):
             result["warnings"] = list(result.get("warnings") or []) + result["pod_warnings"]
         return result
+
+    def _journal(self, journal, events, task_vars):
+        """Append ``events`` to the node's journal of ``journal``'s transition (one module run on the node); its summary."""
+        if not events:
+            return None
+        done = self._execute_module(module_name="gpusmith.numa_gate.transition_journal", task_vars=task_vars, module_args={
+            "action": "record", "state_dir": journal["state_dir"], "transition": journal["transition"], "entries": events})
+        if done.get("failed"):
+            raise NumaGateError("the %s step could not be recorded in transition %s's journal on the node: %s"
+                                % (journal["step"], journal["transition"], done.get("msg")))
+        return done.get("journal")

@@ -12,6 +12,7 @@ version_added: 0.1.0
 author: GPU Smith (@gpusmith)
 extends_documentation_fragment:
   - gpusmith.numa_gate.kube_api
+  - gpusmith.numa_gate.transition_journal.controller
 description:
   - Sets one node's scheduling state through the Kubernetes API from the controller, as C(kubectl cordon),
     C(kubectl drain) and C(kubectl uncordon) do (k8s.io/kubectl pkg/drain), without shelling out to kubectl.
@@ -215,6 +216,10 @@ would_evict:
   type: list
   elements: str
   sample: [default/web-1]
+journal:
+  description: With O(journal), where the transition stands after this task's events were recorded on the node (as P(gpusmith.numa_gate.transition_journal#module) says).
+  returned: with O(journal), outside check mode
+  type: dict
 """
 
 from ansible.module_utils.basic import AnsibleModule
@@ -240,6 +245,13 @@ ARGUMENT_SPEC = {
     "force": {"type": "bool", "default": False},
     "grace_period": {"type": "int"},
     "disable_eviction": {"type": "bool", "default": False},
+    "journal": {"type": "dict", "options": {
+        "transition": {"type": "str", "required": True},
+        "step": {"type": "str", "required": True, "choices": ["baseline", "decide", "cordon", "drain", "stop", "state", "config", "start", "verify",
+                                                              "uncordon", "restore"]},
+        "state_dir": {"type": "path", "default": "/var/lib/numa-gate"},
+        "owned": {"type": "bool", "default": False},
+    }},
 }
 
 

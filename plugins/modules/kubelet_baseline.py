@@ -22,6 +22,9 @@ description:
     gets its baseline bytes back (sha256 checked, the original mode and owner), a file the baseline did not have among
     O(remove) (the collection's own drop-in) is removed, and what is replaced or removed is backed up into O(backup_dir)
     first. Drop-ins someone else added since are left alone. Checkpoints are not restored; the kubelet writes them anew.
+  - With O(state=restored) and O(journal), records the transition's C(config) step (a rollback's) in the same run, each
+    event fsynced: C(started) before anything is replaced (every copy and file is checked then, before the first write), and C(finished) with
+    C(changed.files), each file put back or removed and its backup.
   - Nothing is taken on trust from the kept baseline; a manifest entry of the wrong shape, or whose C(copy) is not
     C(files/<n>) inside the store (absolute, with C(..)), is refused by name; a restore checks every copy's sha256, every
     node file's kind, and that the store and O(backup_dir) are private state before it writes anything.
@@ -62,6 +65,7 @@ options:
     default: true
 extends_documentation_fragment:
   - gpusmith.numa_gate.node_state
+  - gpusmith.numa_gate.transition_journal
 attributes:
   check_mode:
     description: Reports whether a baseline would be written or what a restore would change; writes nothing.
@@ -108,6 +112,10 @@ content:
   description: Node path to base64 bytes of every kept file, when O(return_content).
   returned: when O(return_content) and a baseline exists
   type: dict
+journal:
+  description: With O(journal), the journal's C(path), the C(events) this run appended (none in check mode) and C(notes).
+  returned: with O(journal) and O(state=restored)
+  type: dict
 drift:
   description: The node's main file and drop-ins that differ from the baseline, each with how.
   returned: when a baseline exists
@@ -135,7 +143,7 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _errors, _fileio
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts.runner import ModuleRunner
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import inventory, unit
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_state import baseline_store, transitions
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_state import baseline_store, step_journal, transitions
 
 _DEFAULT_CONFIG = "/var/lib/kubelet/config.yaml"
 
@@ -166,6 +174,8 @@ def _content(root, store, manifest):
 def run(module):
     params = module.params
     root = params["root"]
+    if params["journal"] is not None and params["state"] != "restored":
+        raise _errors.NumaGateError("journal goes with state=restored (the rollback's config step), not state=%s; nothing was changed" % params["state"])
     store = os.path.join(params["state_dir"], "baseline")
     found, version = _unit(module)
     flags = found["flags"]
@@ -209,8 +219,12 @@ def _restore(module, result, store):
     if module.check_mode:
         result["restored"] = [{"path": path, "action": "would restore", "backup": None} for path in pending]
         return
+    steps = step_journal.StepJournal(params["root"], params["journal"], module.check_mode)
+    steps.started()
     done = baseline_store.restore(params["root"], store, params["backup_dir"], remove=params["remove"])
     result["restored"] = [{"path": path, "action": action, "backup": saved} for path, action, saved in done]
+    steps.finished("changed" if result["restored"] else "ok", changed={"files": result["restored"]})
+    result.update(steps.result())
     result["drift"] = [{"path": path, "differs": why} for path, why in baseline_store.drift(params["root"], store)]
 
 
@@ -226,6 +240,7 @@ def main():
             state=dict(type="str", choices=["present", "restored"], default="present"),
             backup_dir=dict(type="path"),
             remove=dict(type="list", elements="path", default=[]),
+            **step_journal.ARGUMENT_SPEC
         ),
         supports_check_mode=True,
     )

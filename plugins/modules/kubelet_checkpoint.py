@@ -19,6 +19,9 @@ description:
   - With O(state=absent), removes the files that would be refused (or every one, O(remove=all)) after a byte-for-byte
     backup into O(backup_dir), so the kubelet writes fresh ones when it starts. A checkpoint is never edited in place.
   - Refuses to remove anything while the kubelet service is active.
+  - With O(journal), records the transition's step in the same run (the C(state) step with O(state=absent): C(started)
+    before anything is removed, C(finished) with C(changed.files), each removed path and its backup; the C(verify) step
+    with O(fail_on_refusal): its C(finished)), each event fsynced.
   - Every file is read and checked before any is removed; a file that is a FIFO, a device or a folder (it cannot be
     backed up byte for byte), one that changed since it was read, or a backup folder that is not private state (owned by
     another user, or writable by group or others) refuses the removal of both, with nothing removed.
@@ -61,12 +64,20 @@ options:
     description: The systemd unit of the kubelet, checked to be stopped before any file is removed.
     type: str
     default: kubelet
+  fail_on_refusal:
+    description:
+      - With O(state=present), fail when the kubelet would refuse a checkpoint under O(config), naming each refusal in the
+        kubelet's words (after a start: the kubelet wrote checkpoints it would not start over again).
+    type: bool
+    default: false
   kubelet_stopped:
     description:
       - In check mode only, the caller says the kubelet would be stopped by then (its stop step did not run because it
         was in check mode too), so the service check is skipped. Outside check mode the service is always checked.
     type: bool
     default: false
+extends_documentation_fragment:
+  - gpusmith.numa_gate.transition_journal
 attributes:
   check_mode:
     description: Reports what it would remove and removes nothing.
@@ -113,6 +124,10 @@ backups:
   description: For each removed path, its byte-for-byte backup.
   returned: always
   type: dict
+journal:
+  description: With O(journal), the journal's C(path), the C(events) this run appended (none in check mode) and C(notes).
+  returned: with O(journal)
+  type: dict
 """
 
 from ansible.module_utils.basic import AnsibleModule
@@ -121,6 +136,7 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _errors
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import schema
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts.runner import ModuleRunner
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import checkpoint_files, checkpoint_removal
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_state import step_journal
 
 
 def _diff(reports, kinds):
@@ -141,6 +157,11 @@ def run(module):
     kinds = checkpoint_removal.to_remove(reports, refusals, params["remove"]) if params["state"] == "absent" else []
     result = {"changed": bool(kinds), "checkpoints": reports, "refusals": refusals,
               "would_refuse": any(refusals.values()), "removed": [reports[kind]["path"] for kind in kinds], "backups": {}}
+    if params["fail_on_refusal"] and params["state"] == "present" and result["would_refuse"]:
+        raise _errors.NumaGateError("the kubelet would refuse its checkpoints under the target configuration: %s"
+                                    % "; ".join("%s: %s" % (kind, refusals[kind]) for kind in sorted(refusals) if refusals[kind]), **result)
+    steps = step_journal.StepJournal(params["root"], params["journal"], module.check_mode)
+    steps.started()
     if kinds:
         if module._diff:  # pylint: disable=protected-access
             result["diff"] = _diff(reports, kinds)
@@ -154,6 +175,9 @@ def run(module):
         if not module.check_mode:
             done = checkpoint_removal.remove(params["root"], reports, kinds, params["backup_dir"])
             result["backups"] = dict(done)
+    files = [{"path": path, "backup": backup} for path, backup in result["backups"].items()]
+    steps.finished("changed" if result["changed"] else "ok", changed={"files": files} if params["state"] == "absent" else None)
+    result.update(steps.result())
     module.exit_json(**result)
 
 
@@ -169,6 +193,8 @@ def main():
             backup_dir=dict(type="path"),
             kubelet_service=dict(type="str", default="kubelet"),
             kubelet_stopped=dict(type="bool", default=False),
+            fail_on_refusal=dict(type="bool", default=False),
+            **step_journal.ARGUMENT_SPEC
         ),
         supports_check_mode=True,
     )

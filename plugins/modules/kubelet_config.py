@@ -12,6 +12,7 @@ version_added: 0.1.0
 author: GPU Smith (@gpusmith)
 extends_documentation_fragment:
   - gpusmith.numa_gate.kubelet_layout
+  - gpusmith.numa_gate.transition_journal
 description:
   - Reads the kubelet's main configuration file and every drop-in of its C(--config-dir), computes the
     effective configuration the way the kubelet does (drop-ins in lexical order as JSON merge patches;
@@ -28,6 +29,9 @@ description:
   - In C(dropin) mode the collection owns one drop-in file whose content is exactly O(settings).
     The kubelet only reads drop-ins when it runs with C(--config-dir=<config_dir>); this module does not
     change the kubelet's flags.
+  - With O(journal), records the transition's C(config) step in the same run, each event fsynced: C(started), once
+    everything is checked and before the first byte is written (with C(changed.files), the file it is about to create,
+    C(backup) null, so that a restore removes it again), and C(finished) with the file written and its backup.
   - A change is refused while a checkpoint in O(kubelet_root_dir) names a different CPU or Memory Manager policy
     than the target configuration, because the kubelet would then refuse to start; drain the node, stop the kubelet
     and remove the checkpoint first.
@@ -190,7 +194,13 @@ diff:
   description: The managed file before and after (credential-carrying values shown as C(********)).
   returned: when changed and in diff mode
   type: dict
+journal:
+  description: With O(journal), the journal's C(path), the C(events) this run appended (none in check mode) and C(notes).
+  returned: with O(journal)
+  type: dict
 """
+
+import os
 
 try:
     import yaml
@@ -209,6 +219,7 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import merge
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import secrets
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import validate
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_state import step_journal
 
 PATH_OPTIONS = ("path", "config_dir", "kubelet_root_dir", "backup_dir")
 
@@ -332,8 +343,16 @@ def run(module):
                     % (change.path, len(problems), "; ".join(str(p) for p in problems)))
     if change.changed and module._diff:
         result["diff"] = _diff(change, masker, unparsed)
+    steps = step_journal.StepJournal(params["root"], params["journal"], module.check_mode)
+    # The journal names node paths (the file as the node sees it, whatever root is).
+    node_path = "/" + os.path.relpath(change.path, os.path.realpath(params["root"]))
+    # A file that is not there yet is removed again by a restore: recorded before it is created.
+    steps.started(changed={"files": [{"path": node_path, "backup": None}] if change.changed and change.before is None and present else []})
     if change.changed and not module.check_mode:
         result["backup_file"] = files.apply(change, paths["backup_dir"])
+    steps.finished("changed" if change.changed else "ok",
+                   changed={"files": [{"path": node_path, "backup": result["backup_file"]}] if change.changed else []})
+    result.update(steps.result())
     module.exit_json(**result)
 
 
@@ -347,6 +366,7 @@ def main():
             state=dict(type="str", choices=["present", "absent"], default="present"),
             backup_dir=dict(type="str", default="/var/lib/numa-gate/backups"),
             stale_checkpoints=dict(type="str", choices=["fail", "report"], default="fail"),
+            **step_journal.ARGUMENT_SPEC
         ),
         required_if=[("state", "present", ("settings", "node"))],
         supports_check_mode=True,

@@ -15,8 +15,12 @@ description:
     a journal of its steps (C(journal.jsonl)), each event fsynced before the step goes on, so a run killed at any point
     can be re-run and continue or restore.
   - O(action=open) returns the transition still open for O(target), or opens a new one named O(new_id).
-  - O(action=record) appends one step event; O(action=read) returns where the transition stands; O(action=close) marks
-    it done (the folder stays as its record).
+  - With O(decide), O(action=open) also asks the journal what a resumed transition still has to do and whose cordon it is
+    (RV(resume), read before anything is recorded), and, unless the journal says the transition ended already, records the
+    C(decide) event in the same run: O(decide) with C(resumed), C(unschedulable_before), C(cordons) and C(skipped). This is
+    the intent a run killed right after the cordon's PATCH leaves behind (docs/transition.md, "Killed runs").
+  - O(action=record) appends one step event, or each of O(entries) in order; O(action=read) returns where the transition
+    stands; O(action=close) marks it done (the folder stays as its record).
   - Nothing is written before the whole journal has been read and checked; a damaged journal is refused line by line and
     left as it is. A last line a killed run cut short is removed before the next event is appended, and that event and
     RV(notes) say so. Concurrent opens are serialized by a lock (C(transitions/.lock)), so they give one transition.
@@ -55,6 +59,42 @@ options:
   changed:
     description: With O(event=finished), what the step changed (for example the files it backed up).
     type: dict
+  entries:
+    description:
+      - With O(action=record), the events to append in this order, instead of O(step) and O(event) (a controller-side step
+        records its events through this in one run).
+    type: list
+    elements: dict
+    suboptions:
+      step:
+        description: The step.
+        type: str
+        required: true
+        choices: [baseline, decide, cordon, drain, stop, state, config, start, verify, uncordon, restore]
+      event:
+        description: The event.
+        type: str
+        required: true
+        choices: [started, finished]
+      outcome:
+        description: With O(entries[].event=finished), how the step ended.
+        type: str
+        choices: [ok, changed, skipped, failed]
+      changed:
+        description: What the step changed.
+        type: dict
+  decide:
+    description:
+      - With O(action=open), the C(decide) event's details to record (such as C(target), C(render_changed), C(refusals)); the
+        module adds C(resumed) and what it reads from the journal (see RV(resume)). Needs O(unschedulable_now) and
+        O(target_in_place).
+    type: dict
+  unschedulable_now:
+    description: With O(decide), the node's C(spec.unschedulable) read through the API by this run before it sent any write.
+    type: bool
+  target_in_place:
+    description: With O(decide), whether the node's files hold the target already (nothing to render, no checkpoint the target would refuse).
+    type: bool
 extends_documentation_fragment:
   - gpusmith.numa_gate.node_state
 attributes:
@@ -96,6 +136,13 @@ journal:
   description: Where the transition stands, C(steps) (each with C(started), C(finished), C(outcome)), C(last_finished), C(in_progress), C(failed).
   returned: always
   type: dict
+resume:
+  description:
+    - With O(decide), what this run does and skips (the P(gpusmith.numa_gate.transition_resume#filter) filter's answer, read from
+      the journal before the C(decide) event): C(unschedulable_before), C(cordons), C(cordoned), C(ended), C(done), C(skip_drain),
+      C(skip_kubelet), C(reasons).
+  returned: with O(decide)
+  type: dict
 notes:
   description:
     - What reading the journal noticed, such as a last line a kill cut short, or removed before this event was appended,
@@ -111,6 +158,7 @@ from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _errors
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_state import confine, journal, transitions
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import resume
 
 
 def _need(params, *names):
@@ -139,7 +187,11 @@ def _open(module):
 
 def _record(module, folder, path, notes):
     params = module.params
-    _need(params, "step", "event")
+    if params["entries"]:
+        if params["step"] or params["event"]:
+            raise _errors.NumaGateError("action=record takes either entries or step and event, not both; nothing was recorded")
+    else:
+        _need(params, "step", "event")
     if not os.path.isdir(folder):
         if module.check_mode:
             notes.append("transition %s is not open on this node yet (check mode opened none); nothing was recorded" % params["transition"])
@@ -150,13 +202,41 @@ def _record(module, folder, path, notes):
     if module.check_mode:
         journal.read(path)  # a damaged journal fails here too
         return
-    journal.append(path, params["step"], params["event"], outcome=params["outcome"], changed=params["changed"], notes=notes)
+    for entry in params["entries"] or [dict(step=params["step"], event=params["event"], outcome=params["outcome"], changed=params["changed"])]:
+        journal.append(path, entry["step"], entry["event"], outcome=entry["outcome"], changed=entry["changed"], notes=notes)
+
+
+def _check_decide(params):
+    """Refuse decide options that do not go together, before anything is opened."""
+    if params["decide"] is None:
+        return
+    if params["action"] != "open":
+        raise _errors.NumaGateError("decide goes with action=open, not %s; nothing was changed" % params["action"])
+    missing = [name for name in ("unschedulable_now", "target_in_place") if params[name] is None]
+    if missing:
+        raise _errors.NumaGateError("action=open with decide needs %s; nothing was changed" % " and ".join(missing))
+
+
+def _decide(module, resumed, path, notes):
+    """The resume plan from the journal as it was opened, and the decide event (unless the journal says the transition ended)."""
+    params = module.params
+    entries = journal.read(path)[0] if resumed else []
+    plan = resume.plan(journal.summary(entries), resumed, params["unschedulable_now"], params["target_in_place"])
+    if plan["ended"] is not None:
+        return plan, False
+    if not module.check_mode:
+        details = dict(params["decide"], resumed=resumed, unschedulable_before=plan["unschedulable_before"], cordons=plan["cordons"],
+                       skipped=plan["reasons"])
+        confine.require_private(params["root"], params["state_dir"], path)
+        journal.append(path, "decide", "finished", outcome="changed", changed=details, notes=notes)
+    return plan, True
 
 
 def run(module):
     params = module.params
     root, state_dir, action = params["root"], params["state_dir"], params["action"]
     changed, resumed, notes = False, False, []
+    _check_decide(params)
     if action == "open":
         pointer, changed, resumed = _open(module)
     else:
@@ -166,6 +246,10 @@ def run(module):
             pointer = {"id": transitions.check_id(params["transition"]), "target": None}
     folder = transitions.folder(root, state_dir, pointer["id"])
     path = os.path.join(folder, journal.JOURNAL)
+    extra = {}
+    if params["decide"] is not None:
+        extra["resume"], decided = _decide(module, resumed, path, notes)
+        changed = changed or decided
     if action == "record":
         _record(module, folder, path, notes)
         changed = True
@@ -179,7 +263,7 @@ def run(module):
     if action == "read":
         notes.extend("not private: %s" % problem for problem in confine.privacy_problems(root, state_dir, path))
     notes.extend(note for note in read_notes if note not in notes)
-    module.exit_json(changed=changed, transition=pointer, resumed=resumed, journal=journal.summary(entries), notes=notes)
+    module.exit_json(changed=changed, transition=pointer, resumed=resumed, journal=journal.summary(entries), notes=notes, **extra)
 
 
 def main():
@@ -195,6 +279,15 @@ def main():
             event=dict(type="str", choices=list(journal.EVENTS)),
             outcome=dict(type="str", choices=list(journal.OUTCOMES)),
             changed=dict(type="dict"),
+            entries=dict(type="list", elements="dict", options=dict(
+                step=dict(type="str", choices=list(journal.STEPS), required=True),
+                event=dict(type="str", choices=list(journal.EVENTS), required=True),
+                outcome=dict(type="str", choices=list(journal.OUTCOMES)),
+                changed=dict(type="dict"),
+            )),
+            decide=dict(type="dict"),
+            unschedulable_now=dict(type="bool"),
+            target_in_place=dict(type="bool"),
         ),
         supports_check_mode=True,
     )
