@@ -176,8 +176,8 @@ def failure(label, what, result, timeout):
     else:
         status = result.get("exit_status")
         ended = "killed by signal %d" % -status if status is not None and status < 0 else "exit status %s" % status
-    return "the load generator failed for %s: %s; %s; %s: %s" % (label, ended, what, "log tail" if "job_state" in result else "stderr tail",
-                                                                tail or "(empty)")
+    source = "log tail" if "job_state" in result else "stderr tail"
+    return "the load generator failed for %s: %s; %s; %s: %s" % (label, ended, what, source, tail or "(empty)")
 
 
 def _seconds(value):

@@ -21,6 +21,7 @@ the offered-load settings and the exit status, the warmup's the same way.
 from __future__ import annotations
 
 import copy
+import math
 import numbers
 import re
 
@@ -40,7 +41,7 @@ _E = nodefs.EvidenceError
 
 
 def _number(value):
-    return isinstance(value, numbers.Real) and not isinstance(value, bool) and value == value and abs(value) != float("inf")
+    return isinstance(value, numbers.Real) and not isinstance(value, bool) and not math.isnan(value) and not math.isinf(value)
 
 
 def _argv(value, name):
@@ -152,8 +153,8 @@ def job_manifest(template, values, where):
 def _run(checked, entry, phase, values):
     command = checked["warmup_command"] or checked["command"] if phase == "warmup" else checked["command"]
     job = checked["warmup_job"] or checked["job"] if phase == "warmup" else checked["job"]
-    values = dict(values, phase=phase, result_file="%s/%02d-%s-%d-%s.json" % (checked["result_dir"], entry["window"], entry["side"],
-                                                                                entry["repetition"], phase))
+    result_file = "%s/%02d-%s-%d-%s.json" % (checked["result_dir"], entry["window"], entry["side"], entry["repetition"], phase)
+    values = dict(values, phase=phase, result_file=result_file)
     name = "service_comparison_%s%s" % ("warmup_" if phase == "warmup" and (checked["warmup_command"] or checked["warmup_job"]) else "",
                                         "command" if command else "job")
     run = {"phase": phase, "result_file": values["result_file"],

@@ -85,8 +85,8 @@ def test_a_command_that_cannot_start():
 
 def test_a_job_ends_at_its_complete_or_failed_condition():
     assert service_load.job_state({"status": {"active": 1}}) == ("running", "active 1, succeeded 0, failed 0")
-    complete = {"status": {"succeeded": 1, "conditions": [{"type": "SuccessCriteriaMet", "status": "True"},
-                                                           {"type": "Complete", "status": "True", "reason": "CompletionsReached"}]}}
+    conditions = [{"type": "SuccessCriteriaMet", "status": "True"}, {"type": "Complete", "status": "True", "reason": "CompletionsReached"}]
+    complete = {"status": {"succeeded": 1, "conditions": conditions}}
     assert service_load.job_state(complete) == ("complete", "CompletionsReached")
     failed = {"status": {"failed": 2, "conditions": [{"type": "FailureTarget", "status": "True"}, {
         "type": "Failed", "status": "True", "reason": "BackoffLimitExceeded", "message": "Job has reached the specified backoff limit"}]}}

@@ -174,7 +174,7 @@ def entry(canary_counts, bounds=("0.1", "0.2", "0.3", "0.4"), name="vllm:time_to
 
 
 def test_scale_is_log_for_exponential_buckets_only():
-    assert service_svg.scale([b for b in map(repr, service_runs.TTFT)] + ["+Inf"]) == "log"
+    assert service_svg.scale(list(map(repr, service_runs.TTFT)) + ["+Inf"]) == "log"
     assert service_svg.scale(["0.1", "0.2", "0.3", "0.4", "+Inf"]) == "linear"
     assert service_svg.scale(["0", "0.1", "100", "+Inf"]) == "linear"
     assert service_svg.scale(["1", "99.9"]) == "linear" and service_svg.scale(["1", "100"]) == "log"
