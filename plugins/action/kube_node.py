@@ -53,18 +53,21 @@ class ActionModule(ActionBase):
         display = Display()
 
         journal = args["journal"] if not self._task.check_mode else None
+        recorded = {}
 
         def body():
             _k8s_names.node_name(args["node"])  # before the kubeconfig's credential plugin runs, before any request
             options = kube_node.options_from(args)
             if journal:
-                self._journal(journal, step_journal.controller_events(journal, args["state"]), task_vars)
+                recorded["journal"] = self._journal(journal, step_journal.controller_events(journal, args["state"]), task_vars)
             api = kube_api.connect(settings=connection.from_task(args), timeout=args["request_timeout"])
             return kube_node.apply(api, args["node"], args["state"], options, check_mode=bool(self._task.check_mode), display=display.display)
 
         result.update(outcome(body, node=args["node"], state=args["state"]))
         if journal and not result.get("failed"):
-            recorded = outcome(lambda: {"journal": self._journal(journal, step_journal.controller_events(journal, args["state"], result), task_vars)})
+            after = step_journal.controller_events(journal, args["state"], result)
+            if after:
+                recorded = outcome(lambda: {"journal": self._journal(journal, after, task_vars)})
             result.update(recorded, changed=result.get("changed", False))
         if journal:
             self._remove_tmp_path(self._connection._shell.tmpdir)  # pylint: disable=protected-access

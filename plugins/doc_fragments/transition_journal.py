@@ -65,9 +65,12 @@ options:
   journal:
     description:
       - The transition this task is a step of. When given (and not in check mode), the task records its step on the node,
-        through P(gpusmith.numa_gate.transition_journal#module) in this same task, each event fsynced: the drain its
-        C(started) before it evicts anything and its C(finished) once the node is drained, the cordon and the uncordon their
-        C(finished) once the API has taken the change. A task that fails records nothing after its API work.
+        through P(gpusmith.numa_gate.transition_journal#module) in this same task, each event fsynced: with O(state=drained),
+        O(journal.events) and the drain's C(started) before it evicts anything (its C(finished) is for the caller to pass to the
+        next node-side step); with O(state=uncordoned), O(journal.events) and the uncordon's C(finished) once the API has taken it.
+        A task that fails records nothing after its API work.
+      - O(state=cordoned) records nothing: a run killed right after the cordon's PATCH must leave no cordon event, so the
+        cordon's C(finished) goes with the next task (the drain's O(journal.events)).
       - The task must then run against the node (not delegated to the controller): the API requests are sent from the
         controller all the same, and only the journal's events are written on the node.
     type: dict
@@ -77,7 +80,7 @@ options:
         type: str
         required: true
       step:
-        description: The journal step this task is; it must match O(state) (C(cordoned) is C(cordon), C(drained) C(drain), C(uncordoned) C(uncordon)).
+        description: The journal step this task is; it must match O(state) (C(drained) is C(drain), C(uncordoned) C(uncordon)).
         type: str
         required: true
         choices: [baseline, decide, cordon, drain, stop, state, config, start, verify, uncordon, restore]
@@ -85,8 +88,27 @@ options:
         description: The collection's state folder on the node, where the transition's journal is.
         type: path
         default: /var/lib/numa-gate
-      owned:
-        description: With the cordon, whether the transition owned a cordon on the node already (its journal says so); recorded as C(cordoned) with this task's own.
-        type: bool
-        default: false
+      events:
+        description: Events of earlier controller-side steps (the cordon's C(finished)), recorded first, in this same task.
+        type: list
+        elements: dict
+        default: []
+        suboptions:
+          step:
+            description: The step.
+            type: str
+            required: true
+            choices: [baseline, decide, cordon, drain, stop, state, config, start, verify, uncordon, restore]
+          event:
+            description: The event.
+            type: str
+            required: true
+            choices: [started, finished]
+          outcome:
+            description: How the step ended, for a C(finished) event.
+            type: str
+            choices: [ok, changed, skipped, failed]
+          changed:
+            description: What the step changed.
+            type: dict
 """

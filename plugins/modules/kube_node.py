@@ -217,7 +217,9 @@ would_evict:
   elements: str
   sample: [default/web-1]
 journal:
-  description: With O(journal), where the transition stands after this task's events were recorded on the node (as P(gpusmith.numa_gate.transition_journal#module) says).
+  description:
+    - With O(journal), where the transition stands after this task's events were recorded on the node (as
+      P(gpusmith.numa_gate.transition_journal#module) says).
   returned: with O(journal), outside check mode
   type: dict
 """
@@ -250,7 +252,13 @@ ARGUMENT_SPEC = {
         "step": {"type": "str", "required": True, "choices": ["baseline", "decide", "cordon", "drain", "stop", "state", "config", "start", "verify",
                                                               "uncordon", "restore"]},
         "state_dir": {"type": "path", "default": "/var/lib/numa-gate"},
-        "owned": {"type": "bool", "default": False},
+        "events": {"type": "list", "elements": "dict", "default": [], "options": {
+            "step": {"type": "str", "required": True, "choices": ["baseline", "decide", "cordon", "drain", "stop", "state", "config", "start",
+                                                                  "verify", "uncordon", "restore"]},
+            "event": {"type": "str", "required": True, "choices": ["started", "finished"]},
+            "outcome": {"type": "str", "choices": ["ok", "changed", "skipped", "failed"]},
+            "changed": {"type": "dict"},
+        }},
     }},
 }
 

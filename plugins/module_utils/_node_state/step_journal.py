@@ -17,9 +17,9 @@ record read as not done). The transition must have been opened on the node (``tr
 ``action=open``), and its journal must be private state; in check mode nothing is written and a
 transition check mode never opened is no error.
 
-`controller_events` is what a controller-side step (``kube_node``: cordon, drain, uncordon)
-records on the node through ``transition_journal`` ``action=record`` in the same task: before its
-API work (the drain's ``started``) and after it, from its result.
+`controller_events` is what a controller-side step (``kube_node``: drain, uncordon) records on the
+node through ``transition_journal`` ``action=record`` in the same task: before its API work (the
+drain's ``started``) and after it (the uncordon's ``finished``).
 """
 
 from __future__ import annotations
@@ -40,13 +40,14 @@ _EVENTS = {"type": "list", "elements": "dict", "default": [], "options": {
     "changed": {"type": "dict"},
 }}
 ARGUMENT_SPEC = {"journal": {"type": "dict", "options": dict(_OPTIONS, events=_EVENTS)}}
-# kube_node's: the cordon also records whether the transition owned a cordon on the node before it.
-CONTROLLER_ARGUMENT_SPEC = {"journal": {"type": "dict", "options": dict(_OPTIONS, owned={"type": "bool", "default": False})}}
+CONTROLLER_ARGUMENT_SPEC = ARGUMENT_SPEC
 # Steps whose node-side part follows a wait on the controller (verify: Ready and stable, right after the start): they
 # record only their end, and the record takes their start from the event before.
 FINISHED_ONLY = ("verify",)
-# The kube_node states and the journal step each is.
-CONTROLLER_STEPS = {"cordoned": "cordon", "drained": "drain", "uncordoned": "uncordon"}
+# The kube_node states that journal, and the step each is. The cordon does not: a run killed right after its PATCH
+# must leave no cordon event (the decide event's intent says whose cordon it is), so its finished event goes with
+# the next task's run (the drain's, in ``events``).
+CONTROLLER_STEPS = {"drained": "drain", "uncordoned": "uncordon"}
 
 
 class StepJournal:
@@ -104,20 +105,20 @@ class StepJournal:
 def controller_events(options, state, result=None):
     """The events a ``kube_node`` task with journal ``options`` records: before its API work (``result`` None), or after it.
 
-    Before: the drain's ``drain started``; nothing for the others. After: ``cordon finished`` with
-    ``cordoned`` (whether the transition owns the cordon: it did before, ``owned``, or this task
-    set it) and ``was_unschedulable``; ``drain finished`` with the pods ``evicted``; ``uncordon
-    finished``. The outcome is ``changed`` when the task changed the node, else ``ok``.
+    The drain records, before it evicts anything, ``options["events"]`` (the cordon's finished event) and its own
+    ``started``; its ``finished`` is the caller's to pass to the next node-side step (``events``). The uncordon records,
+    after the API took it, ``options["events"]`` and ``uncordon finished`` (``changed`` when it changed the node, else
+    ``ok``).
     """
-    step = CONTROLLER_STEPS[state]
+    step = CONTROLLER_STEPS.get(state)
+    if step is None:
+        raise atomic.NodeStateError("journal goes with state drained or uncordoned, not %s: the cordon's finished event is recorded by the next "
+                                    "task (the drain's events), so that a run killed right after the cordon's PATCH leaves none" % state)
     if options["step"] != step:
         raise atomic.NodeStateError("journal step %s does not match state %s (that records %s)" % (options["step"], state, step))
+    earlier = [dict((key, value) for key, value in event.items() if value is not None) for event in options.get("events") or []]
+    if step == "drain":
+        return earlier + [{"step": "drain", "event": "started"}] if result is None else []
     if result is None:
-        return [{"step": step, "event": "started"}] if step == "drain" else []
-    entry = {"step": step, "event": "finished", "outcome": "changed" if result.get("changed") else "ok"}
-    if step == "cordon":
-        entry["changed"] = {"cordoned": bool(options.get("owned")) or bool(result.get("cordoned")),
-                            "was_unschedulable": bool(result.get("was_unschedulable"))}
-    elif step == "drain":
-        entry["changed"] = {"evicted": list(result.get("evicted") or [])}
-    return [entry]
+        return []
+    return earlier + [{"step": "uncordon", "event": "finished", "outcome": "changed" if result.get("changed") else "ok"}]

@@ -299,3 +299,22 @@ def test_a_baseline_symlink_is_refused_before_the_main_file_is_restored(capsys, 
     dropin.write_bytes(b"kind: KubeletConfiguration\n")
     _refused(capsys, root, "/etc/kubernetes/kubelet.conf.d/20-site.conf was a symlink (to sub/05-deep.conf) in the baseline; restore it by "
              "hand; nothing was restored", state="restored", backup_dir="/var/lib/numa-gate/transitions/t1/backups", return_content=False)
+
+
+def test_a_rollbacks_config_step_journals_what_it_put_back(capsys, root):
+    run(capsys, kubelet_baseline, root=str(root), kubelet_flags=FLAGS)
+    run(capsys, transition_journal, root=str(root), action="open", target="rollback", new_id="t1")
+    main = root / "var/lib/kubelet/config.yaml"
+    main.write_bytes(MAIN + b"cpuManagerPolicy: static\n")
+    option = {"transition": "t1", "step": "config"}
+    args = dict(root=str(root), kubelet_flags=FLAGS, state="restored", backup_dir="/var/lib/numa-gate/transitions/t1/backups", return_content=False)
+    journal_file = root / "var/lib/numa-gate/transitions/t1/journal.jsonl"
+    run(capsys, kubelet_baseline, _ansible_check_mode=True, journal=option, **args)
+    assert not journal_file.exists()
+    result = run(capsys, kubelet_baseline, journal=option, **args)
+    written = [json.loads(line) for line in journal_file.read_text().splitlines()]
+    assert [(e["step"], e["event"], e.get("outcome")) for e in written] == [("config", "started", None), ("config", "finished", "changed")]
+    assert written[1]["changed"] == {"files": result["restored"]} and result["restored"][0]["path"] == "/var/lib/kubelet/config.yaml"
+    assert result["journal"]["events"] == written
+    refused = run(capsys, kubelet_baseline, root=str(root), kubelet_flags=FLAGS, journal=option)
+    assert refused["msg"] == "journal goes with state=restored (the rollback's config step), not state=present; nothing was changed"

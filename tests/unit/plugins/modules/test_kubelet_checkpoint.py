@@ -200,3 +200,36 @@ def test_a_config_of_the_wrong_shape_is_named(capsys, root):
     result = run(capsys, kubelet_checkpoint_info, root=str(root), config={"reservedMemory": [{"numaNode": "zero", "limits": {}}]})
     assert result["failed"] is True
     assert result["msg"] == "config reservedMemory[0].numaNode 'zero' is not a NUMA node id (a whole number of at least 0)"
+
+
+def test_the_state_step_journals_the_backups_it_made(capsys, root, kubelet_inactive):
+    from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_state import transitions  # pylint: disable=import-outside-toplevel
+    transitions.open_transition(str(root), "/var/lib/numa-gate", "enable", "20261201T090000Z")
+    path = root / "var/lib/numa-gate/transitions/20261201T090000Z/journal.jsonl"
+    result = run(capsys, kubelet_checkpoint, root=str(root), config=TARGET, node=NODE, state="absent", backup_dir="/var/lib/numa-gate/t1",
+                 journal={"transition": "20261201T090000Z", "step": "state"})
+    written = [json.loads(line) for line in path.read_text().splitlines()]
+    saved = result["backups"]["/var/lib/kubelet/cpu_manager_state"]
+    assert [(e["step"], e["event"], e.get("outcome"), e.get("changed")) for e in written] == [
+        ("state", "started", None, None),
+        ("state", "finished", "changed", {"files": [{"path": "/var/lib/kubelet/cpu_manager_state", "backup": saved}]})]
+    assert kubelet_inactive == [["/usr/bin/systemctl", "is-active", "kubelet"]]
+
+
+def test_fail_on_refusal_names_each_refusal_and_records_no_verification(capsys, root):
+    from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_state import transitions  # pylint: disable=import-outside-toplevel
+    transitions.open_transition(str(root), "/var/lib/numa-gate", "enable", "20261201T090000Z")
+    path = root / "var/lib/numa-gate/transitions/20261201T090000Z/journal.jsonl"
+    option = {"transition": "20261201T090000Z", "step": "verify"}
+    result = run(capsys, kubelet_checkpoint, root=str(root), config=TARGET, node=NODE, fail_on_refusal=True, journal=option)
+    assert result["failed"] is True
+    assert result["msg"] == (
+        'the kubelet would refuse its checkpoints under the target configuration: cpu: could not restore state from checkpoint: configured '
+        'policy "static" differs from state checkpoint policy "none", please drain this node and delete the CPU manager checkpoint file '
+        '"/var/lib/kubelet/cpu_manager_state" before restarting Kubelet')
+    assert not path.exists()
+    # Under a configuration the checkpoint fits, the verification records its end only.
+    fits = run(capsys, kubelet_checkpoint, root=str(root), config=dict(TARGET, cpuManagerPolicy="none"), node=NODE, fail_on_refusal=True,
+               journal=option)
+    assert fits["changed"] is False
+    assert [(e["step"], e["event"], e["outcome"]) for e in map(json.loads, path.read_text().splitlines())] == [("verify", "finished", "ok")]

@@ -690,3 +690,34 @@ def test_an_empty_path_is_refused(capsys, root, option):
         assert result["msg"] == ("%s must not be empty (an empty value is not a default): give a path, or leave the option out; "
                                  "nothing was written" % option)
     assert snapshot(root) == before
+
+
+def test_the_config_step_journals_the_file_it_creates_then_what_it_wrote(capsys, root):
+    from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_state import transitions  # pylint: disable=import-outside-toplevel
+    transitions.open_transition(str(root), "/var/lib/numa-gate", "enable", "20261201T090000Z")
+    path = root / "var/lib/numa-gate/transitions/20261201T090000Z/journal.jsonl"
+    option = {"transition": "20261201T090000Z", "step": "config"}
+    checked = run(capsys, _ansible_check_mode=True, journal=option, **args_for(root))
+    assert checked["changed"] is True and checked["journal"]["events"] == [] and not path.exists()
+    first = run(capsys, journal=option, **args_for(root))
+    written = [json.loads(line) for line in path.read_text().splitlines()]
+    dropin = "/" + OURS
+    assert [(e["step"], e["event"], e.get("outcome"), e["changed"]) for e in written] == [
+        ("config", "started", None, {"files": [{"path": dropin, "backup": None}]}),
+        ("config", "finished", "changed", {"files": [{"path": dropin, "backup": None}]})]
+    assert first["journal"]["events"] == written
+    # The step again on a node that holds the target: nothing to create, nothing written, the step recorded ok.
+    run(capsys, journal=option, **args_for(root))
+    again = [json.loads(line) for line in path.read_text().splitlines()][2:]
+    assert [(e["event"], e.get("outcome"), e["changed"]) for e in again] == [("started", None, {"files": []}), ("finished", "ok", {"files": []})]
+
+
+def test_a_refused_configuration_records_nothing(capsys, root):
+    from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_state import transitions  # pylint: disable=import-outside-toplevel
+    transitions.open_transition(str(root), "/var/lib/numa-gate", "enable", "20261201T090000Z")
+    settings = dict(copy.deepcopy(CANARY_SETTINGS), cpuManagerPolicy="dynamic")
+    result = run(capsys, journal={"transition": "20261201T090000Z", "step": "config"}, **args_for(root, settings=settings))
+    assert result["failed"] is True
+    assert result["msg"] == ('the kubelet would refuse this configuration; nothing was written:\n- %s: cpuManagerPolicy: unknown policy: "dynamic" '
+                             '(policy names are case-sensitive: none | static)' % (root / OURS))
+    assert not (root / "var/lib/numa-gate/transitions/20261201T090000Z/journal.jsonl").exists()

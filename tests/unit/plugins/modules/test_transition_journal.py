@@ -245,3 +245,64 @@ def test_check_mode_writes_nothing_even_when_it_refuses(capsys, opened):
         result = run(capsys, root=str(opened), _ansible_check_mode=True, **args)
         assert result.get("failed") is None and result["transition"] == {"id": T1, "target": "enable"}
     assert snapshot(opened) == before
+
+
+# Issue 17: the open records the decision in the same run; a controller step records its events in one run.
+
+DECIDE = {"target": "enable", "render_changed": True, "refusals": {"cpu": None, "memory": None}}
+
+
+def lines_of(path):
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_open_with_decide_records_the_intent_and_returns_the_plan(capsys, tmp_path):
+    result = run(capsys, root=str(tmp_path), action="open", target="enable", new_id=T1, decide=DECIDE, unschedulable_now=False,
+                 target_in_place=False)
+    assert (result["changed"], result["resumed"], result["transition"]) == (True, False, {"id": T1, "target": "enable"})
+    assert result["resume"] == {"unschedulable_before": False, "cordons": True, "cordoned": False, "ended": None, "done": False,
+                                "skip_drain": False, "skip_kubelet": False, "reasons": []}
+    (decided,) = lines_of(journal_of(tmp_path))
+    assert (decided["step"], decided["event"], decided["outcome"]) == ("decide", "finished", "changed")
+    assert decided["changed"] == dict(DECIDE, resumed=False, unschedulable_before=False, cordons=True, skipped=[])
+    # Resumed on a node the killed run cordoned: the plan is read from the journal before this run's decide event.
+    again = run(capsys, root=str(tmp_path), action="open", target="enable", new_id="20261201T100000Z", decide=DECIDE, unschedulable_now=True,
+                target_in_place=False)
+    assert (again["changed"], again["resumed"], again["transition"]["id"]) == (True, True, T1)
+    assert (again["resume"]["unschedulable_before"], again["resume"]["cordoned"]) == (False, True)
+    assert lines_of(journal_of(tmp_path))[-1]["changed"]["unschedulable_before"] is False
+
+
+def test_open_of_an_ended_transition_records_no_decision(capsys, tmp_path):
+    run(capsys, root=str(tmp_path), action="open", target="enable", new_id=T1)
+    run(capsys, root=str(tmp_path), action="record", transition=T1, step="uncordon", event="finished", outcome="changed")
+    before = journal_of(tmp_path).read_bytes()
+    result = run(capsys, root=str(tmp_path), action="open", target="enable", new_id="20261201T100000Z", decide=DECIDE, unschedulable_now=False,
+                 target_in_place=True)
+    assert (result["resume"]["ended"], result["resume"]["done"], result["changed"]) == ("uncordon", True, False)
+    assert journal_of(tmp_path).read_bytes() == before
+
+
+def test_open_with_decide_in_check_mode_writes_nothing(capsys, tmp_path):
+    result = run(capsys, root=str(tmp_path), action="open", target="enable", new_id=T1, decide=DECIDE, unschedulable_now=True,
+                 target_in_place=False, _ansible_check_mode=True)
+    assert (result["changed"], result["resume"]["cordons"]) == (True, False)
+    assert not (tmp_path / STATE).exists()
+
+
+def test_decide_needs_its_readings_and_goes_with_open_only(capsys, tmp_path):
+    refused(capsys, tmp_path, "action=open with decide needs unschedulable_now and target_in_place; nothing was changed",
+            action="open", target="enable", new_id=T1, decide=DECIDE)
+    refused(capsys, tmp_path, "decide goes with action=open, not record; nothing was changed",
+            action="record", transition=T1, step="cordon", event="started", decide=DECIDE, unschedulable_now=True, target_in_place=True)
+
+
+def test_record_entries_appends_each_in_order(capsys, opened):
+    result = run(capsys, root=str(opened), action="record", transition=T1, entries=[
+        {"step": "drain", "event": "started"},
+        {"step": "drain", "event": "finished", "outcome": "changed", "changed": {"evicted": ["default/web-1"]}}])
+    assert result["changed"] is True and result["journal"]["last_finished"] == "drain"
+    assert [(e["step"], e["event"], e.get("outcome")) for e in lines_of(journal_of(opened))][-2:] == [
+        ("drain", "started", None), ("drain", "finished", "changed")]
+    refused(capsys, opened, "action=record takes either entries or step and event, not both; nothing was recorded",
+            action="record", transition=T1, step="drain", event="started", entries=[{"step": "drain", "event": "started"}])

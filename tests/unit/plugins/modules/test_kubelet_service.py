@@ -1,0 +1,112 @@
+# Copyright: (c) 2026, GPU Smith
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""kubelet_service, in-process: stop and confirm, start, check mode, its own journal events, and systemctl's failures named.
+
+systemctl is answered by a table of the unit's ActiveState (this machine has no kubelet unit): ``show`` prints it,
+``stop`` makes it inactive (or leaves it as a unit that will not stop would), ``start`` makes it active.
+"""
+
+import json
+import os
+
+import pytest
+
+from ansible.module_utils.testing import patch_module_args
+
+from ansible_collections.gpusmith.numa_gate.plugins.modules import kubelet_service
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_state import transitions
+
+T1 = "20261201T090000Z"
+
+
+def run(capsys, **args):
+    with patch_module_args(args):
+        with pytest.raises(SystemExit):
+            kubelet_service.main()
+    return json.loads(capsys.readouterr().out)
+
+
+@pytest.fixture(name="unit")
+def fixture_unit(monkeypatch):
+    """The kubelet unit's ActiveState and every systemctl argv run."""
+    state = {"active": "active", "stays": None, "calls": [], "fail": None}
+
+    def run_command(self, argv, **kwargs):
+        state["calls"].append(argv[1:])
+        verb = argv[1]
+        if state["fail"] == verb:
+            return 5, "", "Failed to %s kubelet.service: Unit kubelet.service not found.\n" % verb
+        if verb == "show":
+            return 0, state["active"] + "\n", ""
+        if verb == "stop":
+            state["active"] = state["stays"] or "inactive"
+        elif verb == "start":
+            state["active"] = "active"
+        return 0, "", ""
+    monkeypatch.setattr("ansible.module_utils.basic.AnsibleModule.run_command", run_command)
+    monkeypatch.setattr("ansible.module_utils.basic.AnsibleModule.get_bin_path", lambda self, name, **kw: "/usr/bin/" + name)
+    return state
+
+
+@pytest.fixture(name="opened")
+def fixture_opened(tmp_path):
+    state_dir = str(tmp_path / "state")
+    transitions.open_transition("/", state_dir, "enable", T1)
+    return state_dir, transitions.journal_path("/", state_dir, T1)
+
+
+def events(path):
+    with open(path, encoding="utf-8") as stream:
+        return [(entry["step"], entry["event"], entry.get("outcome")) for entry in map(json.loads, stream)]
+
+
+def test_stop_confirms_and_journals_around_it(capsys, unit, opened):
+    state_dir, path = opened
+    result = run(capsys, state="stopped", journal={"transition": T1, "step": "stop", "state_dir": state_dir})
+    assert (result["changed"], result["before"], result["after"]) == (True, "active", "inactive")
+    assert unit["calls"] == [["show", "kubelet", "--property", "ActiveState", "--value"], ["stop", "kubelet"],
+                             ["show", "kubelet", "--property", "ActiveState", "--value"]]
+    assert events(path) == [("stop", "started", None), ("stop", "finished", "changed")]
+    assert [entry["event"] for entry in result["journal"]["events"]] == ["started", "finished"]
+    # Again: already down, nothing run, the step still recorded (ok).
+    again = run(capsys, state="stopped", journal={"transition": T1, "step": "stop", "state_dir": state_dir})
+    assert (again["changed"], again["before"]) == (False, "inactive")
+    assert events(path)[2:] == [("stop", "started", None), ("stop", "finished", "ok")]
+
+
+def test_start_and_check_mode(capsys, unit, opened):
+    state_dir, path = opened
+    unit["active"] = "failed"
+    checked = run(capsys, state="started", _ansible_check_mode=True, _ansible_diff=True,
+                  journal={"transition": T1, "step": "start", "state_dir": state_dir})
+    assert (checked["changed"], checked["before"], checked["after"]) == (True, "failed", "active")
+    assert checked["diff"] == {"before": "kubelet: failed\n", "after": "kubelet: active\n"}
+    assert unit["calls"] == [["show", "kubelet", "--property", "ActiveState", "--value"]] and not os.path.exists(path)
+    started = run(capsys, state="started", journal={"transition": T1, "step": "start", "state_dir": state_dir})
+    assert (started["changed"], started["after"]) == (True, "active")
+    assert events(path) == [("start", "started", None), ("start", "finished", "changed")]
+
+
+def test_a_unit_that_does_not_stop_fails_the_step_with_no_finished_event(capsys, unit, opened):
+    state_dir, path = opened
+    unit["stays"] = "deactivating"
+    result = run(capsys, state="stopped", journal={"transition": T1, "step": "stop", "state_dir": state_dir})
+    assert result["failed"] is True
+    assert result["msg"] == "the kubelet service is deactivating after systemctl stop, not inactive or failed"
+    assert events(path) == [("stop", "started", None)]
+
+
+def test_systemctl_failures_are_named(capsys, unit):
+    unit["fail"] = "show"
+    result = run(capsys, state="stopped", service="kubelet")
+    assert result["msg"] == "systemctl show kubelet failed (rc 5): Failed to show kubelet.service: Unit kubelet.service not found."
+    unit["fail"], unit["active"] = "start", "inactive"
+    assert run(capsys, state="started")["msg"] == "systemctl start kubelet failed (rc 5): Failed to start kubelet.service: Unit kubelet.service not found."
+
+
+def test_a_transition_never_opened_is_refused_before_systemctl_runs(capsys, unit, tmp_path):
+    state_dir = str(tmp_path / "state")
+    result = run(capsys, state="stopped", journal={"transition": T1, "step": "stop", "state_dir": state_dir})
+    assert result["msg"] == ("transition %s was never opened on this node (%s/transitions/%s does not exist): open it first "
+                             "(transition_journal action=open); nothing was changed" % (T1, state_dir, T1))
+    assert unit["calls"] == []
