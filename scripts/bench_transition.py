@@ -9,13 +9,18 @@ and node it reports:
 
 - wall and controller CPU (user + system of the whole ansible-playbook tree, RUSAGE_CHILDREN),
   per node: the total over both nodes divided by two (serial 1, so the nodes run one after the other);
-- tasks run per node (ok + changed in the recap);
-- node round trips: ``podman exec`` calls into that node's container, counted by a ``podman``
-  shim first on PATH (with pipelining, one per module run on the node);
-- the waits, from each node's transition record: drain, kubelet start and verify (the Ready
-  and stable window); the collection's own overhead is the wall time less those waits.
+- tasks run per node: the recap's ``ok`` (it counts the changed tasks too; the figures before
+  issue 17 added ``changed`` to it, counting those twice);
+- the waits, from the tasks' own results: the drain's ``waited_s`` (pods going) and the verify's
+  ``waited_s`` (Ready and stable for ``kubelet_transition_stable_s``); the collection's own overhead
+  is the wall time less those waits;
+- module runs on the node (the ``podman exec`` calls that run an ``AnsiballZ_`` module) and every
+  ``podman exec`` call into that node's container, counted and timed by a ``podman`` shim first on
+  PATH; "podman plumbing" is the time in the calls around the module runs (``echo ~``, the temporary
+  folder's ``mkdir``, ``chmod`` and ``rm``, and ``mount``): the podman connection has no pipelining,
+  so it pays four of them per module run, which a connection with pipelining (SSH) does not.
 
-Prints a Markdown table for docs/benchmarks.md. Usage, from the checkout (``make bench-transition``
+Prints a Markdown table for docs/benchmarks.md, per node (counts as t1 / t2). Usage, from the checkout (``make bench-transition``
 does the same after building the node image):
   .venv/bin/python scripts/bench_transition.py
 
@@ -30,7 +35,6 @@ from __future__ import annotations
 import glob
 import json
 import os
-import re
 import resource
 import shutil
 import subprocess
@@ -42,11 +46,14 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.path.join(REPO, ".venv", "bin")
 SHARED = os.environ.get("NUMA_GATE_SHARED") or os.path.join(os.path.dirname(REPO), "shared")
 NODES = ("numa-gate-t1", "numa-gate-t2")
-RECAP = re.compile(r"^(\S+)\s+:\s+ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)", re.M)
-WAITS = ("drain", "start", "verify")
+# The tasks that wait, as both the role before issue 17 and after it name them; their results say how long.
+WAITS = ("Drain the node", "Wait for the node to be Ready with the target configuration")
 SHIM = """#!/bin/sh
-printf '%s\\n' "$*" >> "{log}"
-exec {podman} "$@"
+start=$(date +%s.%N)
+{podman} "$@"
+rc=$?
+printf '%s %s %s\\n' "$start" "$(date +%s.%N)" "$*" >> "{log}"
+exit $rc
 """
 
 
@@ -72,17 +79,27 @@ def children_cpu():
     return usage.ru_utime + usage.ru_stime
 
 
-def records(eph):
-    """host -> the transition record's {"id", waits} (None when the node kept no record)."""
-    found = {}
-    for node in NODES:
-        path = os.path.join(eph, "artifacts", node, "transition.json")
-        if os.path.exists(path):
-            with open(path, encoding="utf-8") as stream:
-                record = json.load(stream)
-            waits = sum(step["duration_s"] or 0 for step in record["steps"] if step["step"] in WAITS)
-            found[node] = {"id": record["transition"], "waits": waits}
+def waits_of(report):
+    """host -> seconds the waiting tasks waited (their results' waited_s), from the json callback's report."""
+    found = {node: 0.0 for node in NODES}
+    for play in report.get("plays", []):
+        for task in play.get("tasks", []):
+            if task["task"]["name"] not in WAITS:
+                continue
+            for host, result in task["hosts"].items():
+                if host in found and not result.get("skipped"):
+                    found[host] += float(result.get("waited_s") or 0)
     return found
+
+
+def podman_calls(log):
+    """[(seconds, argv words)] of each podman call the shim saw."""
+    calls = []
+    with open(log, encoding="utf-8") as stream:
+        for line in stream:
+            start, end, *words = line.split()
+            calls.append((float(end) - float(start), words))
+    return calls
 
 
 def run(eph, shim_dir, playbook):
@@ -91,22 +108,23 @@ def run(eph, shim_dir, playbook):
     env = tool_env(ANSIBLE_CONFIG=os.path.join(REPO, "ansible.cfg"), ANSIBLE_PIPELINING="True", MOLECULE_EPHEMERAL_DIRECTORY=eph,
                    ANSIBLE_FORCE_COLOR="0")
     env["PATH"] = shim_dir + os.pathsep + env["PATH"]
-    before_records, cpu, start = records(eph), children_cpu(), time.monotonic()
+    env["ANSIBLE_STDOUT_CALLBACK"] = "ansible.posix.json"
+    cpu, start = children_cpu(), time.monotonic()
     done = subprocess.run([os.path.join(BIN, "ansible-playbook"), "-i", os.path.join(eph, "inventory"),
                            os.path.join(REPO, "playbooks", playbook), "-e", "numa_gate_hosts=all"],
                           cwd=REPO, env=env, capture_output=True, text=True, check=False)
     wall, cpu = time.monotonic() - start, children_cpu() - cpu
     if done.returncode != 0:
         sys.exit("%s failed (rc %d):\n%s" % (playbook, done.returncode, done.stdout[-4000:]))
-    with open(log, encoding="utf-8") as stream:
-        calls = [line.split() for line in stream]
-    tasks = {m.group(1): int(m.group(2)) + int(m.group(3)) for m in RECAP.finditer(done.stdout)}
-    after = records(eph)
+    report = json.loads(done.stdout[0 if done.stdout.startswith("{") else done.stdout.index("\n{") + 1:])
+    waits, calls = waits_of(report), podman_calls(log)
     rows = {}
     for node in NODES:
-        fresh = after.get(node) if after.get(node) != before_records.get(node) else None
-        rows[node] = {"tasks": tasks.get(node, 0), "trips": sum(1 for c in calls if c[:1] == ["exec"] and node in c),
-                      "waits": fresh["waits"] if fresh else 0.0}
+        mine = [(seconds, words) for seconds, words in calls if node in words[:2] or (words[:1] == ["exec"] and node in words)]
+        execs = [(seconds, words) for seconds, words in mine if words[:1] == ["exec"]]
+        modules = [seconds for seconds, words in execs if any("AnsiballZ_" in word for word in words)]
+        rows[node] = {"tasks": report["stats"].get(node, {}).get("ok", 0), "execs": len(execs), "modules": len(modules),
+                      "plumbing": sum(seconds for seconds, _words in mine) - sum(modules), "waits": waits[node]}
     return wall, cpu, rows
 
 
@@ -122,15 +140,17 @@ def main():
     with open(os.path.join(shim_dir, "podman"), "w", encoding="utf-8") as stream:
         stream.write(SHIM.format(log=os.path.join(shim_dir, "podman.log"), podman=podman))
     os.chmod(os.path.join(shim_dir, "podman"), 0o755)
-    lines = ["| run | wall per node (s) | controller CPU per node (s) | waits per node (s) | overhead per node (s) | tasks per node "
-             "| node round trips per node |", "|---|---|---|---|---|---|---|"]
+    lines = ["| run | wall (s) | controller CPU (s) | waits (s) | overhead (s) | of which podman plumbing (s) | tasks "
+             "| module runs on the node | `podman exec` calls |", "|---|---|---|---|---|---|---|---|---|"]
     try:
         for label, playbook in (("enable", "enable.yml"), ("enable again (converged)", "enable.yml"), ("rollback", "rollback.yml")):
             wall, cpu, rows = run(eph, shim_dir, playbook)
             waits = sum(r["waits"] for r in rows.values()) / len(NODES)
-            lines.append("| %s | %.1f | %.1f | %.1f | %.1f | %s | %s |" % (
-                label, wall / len(NODES), cpu / len(NODES), waits, wall / len(NODES) - waits,
-                " / ".join(str(rows[n]["tasks"]) for n in NODES), " / ".join(str(rows[n]["trips"]) for n in NODES)))
+            plumbing = sum(r["plumbing"] for r in rows.values()) / len(NODES)
+            lines.append("| %s | %.1f | %.1f | %.1f | %.1f | %.1f | %s | %s | %s |" % (
+                label, wall / len(NODES), cpu / len(NODES), waits, wall / len(NODES) - waits, plumbing,
+                " / ".join(str(rows[n]["tasks"]) for n in NODES), " / ".join(str(rows[n]["modules"]) for n in NODES),
+                " / ".join(str(rows[n]["execs"]) for n in NODES)))
     finally:
         subprocess.run([os.path.join(BIN, "molecule"), "cleanup", "-s", "transition"], cwd=REPO, env=tool_env(), check=False,
                        stdout=subprocess.DEVNULL)
