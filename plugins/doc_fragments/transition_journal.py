@@ -12,7 +12,7 @@ options:
   journal:
     description:
       - The transition this run is a step of. When given, the step records its own events in that transition's journal
-        (C(<state_dir>/transitions/<transition>/journal.jsonl)), each fsynced before it goes on, in this same run:
+        (C(<state_dir>/transitions/<transition>/journal.jsonl)), each fsynced before it goes on, in this same run;
         C(started) before it changes anything and C(finished) (with its outcome and what it changed) once its work is done.
         A step that fails records no C(finished).
       - The transition must be open on the node (P(gpusmith.numa_gate.transition_journal#module) with O(action=open)) and its
@@ -65,7 +65,7 @@ options:
   journal:
     description:
       - The transition this task is a step of. When given (and not in check mode), the task records its step on the node,
-        through P(gpusmith.numa_gate.transition_journal#module) in this same task, each event fsynced: with O(state=drained),
+        through P(gpusmith.numa_gate.transition_journal#module) in this same task, each event fsynced; with O(state=drained),
         O(journal.events) and the drain's C(started) before it evicts anything (its C(finished) is for the caller to pass to the
         next node-side step); with O(state=uncordoned), O(journal.events) and the uncordon's C(finished) once the API has taken it.
         A task that fails records nothing after its API work.

@@ -25,7 +25,9 @@ description:
     controller refuse unless O(force); finished pods (Succeeded or Failed) are evicted. When any pod refuses,
     nothing is evicted and the task fails naming each pod and why.
   - An eviction a PodDisruptionBudget refuses (HTTP 429) is retried every O(poll) seconds within O(timeout);
-    an evicted pod counts as gone when the API no longer has it or has a pod of that name with another UID.
+    an evicted pod counts as gone when the API no longer has it or has a pod of that name with another UID,
+    checked every second as kubectl does. An eviction error other than 429 and 404 ends only that pod; every other
+    pod is still evicted and awaited, then the task fails naming each pod left and its error (RV(failed_pods)).
     When the bound runs out the task fails naming every pod left, each budget that refuses it (its name,
     minAvailable or maxUnavailable, and the disruptions it allows now) or that the pod is still terminating.
   - A failed drain leaves the node cordoned, as kubectl does; the result says whether this task cordoned it
@@ -49,8 +51,8 @@ options:
     default: 300
   poll:
     description:
-      - Seconds between two tries of a refused eviction, and between two checks that evicted pods are gone;
-        a progress line is printed at each.
+      - Seconds between two tries of an eviction a PodDisruptionBudget refuses (kubectl's 5 s retry), and between two
+        progress lines; evicted pods are checked every second, as kubectl does.
     type: float
     default: 5
   ignore_daemonsets:
