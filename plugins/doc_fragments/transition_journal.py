@@ -69,7 +69,7 @@ options:
         O(journal.events) and the drain's C(started) before it evicts anything (its C(finished) is for the caller to pass to the
         next node-side step); with O(state=uncordoned), O(journal.events) and the uncordon's C(finished) once the API has taken it.
         A task that fails records nothing after its API work.
-      - O(state=cordoned) records nothing: a run killed right after the cordon's PATCH must leave no cordon event, so the
+      - O(state=cordoned) records nothing; a run killed right after the cordon's PATCH must leave no cordon event, so the
         cordon's C(finished) goes with the next task (the drain's O(journal.events)).
       - The task must then run against the node (not delegated to the controller): the API requests are sent from the
         controller all the same, and only the journal's events are written on the node.
