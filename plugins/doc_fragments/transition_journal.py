@@ -71,7 +71,7 @@ options:
         A task that fails records nothing after its API work.
       - O(state=cordoned) records nothing; a run killed right after the cordon's PATCH must leave no cordon event, so the
         cordon's C(finished) goes with the next task (the drain's O(journal.events)).
-      - The task must then run against the node (not delegated to the controller): the API requests are sent from the
+      - The task must then run against the node (not delegated to the controller); the API requests are sent from the
         controller all the same, and only the journal's events are written on the node.
     type: dict
     suboptions:
