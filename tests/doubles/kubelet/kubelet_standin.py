@@ -104,6 +104,9 @@ Each behaviour, and the kubelet source it copies (kubernetes/kubernetes, read at
   `--node-labels k=v,...` labels the node when it registers (cmd/kubelet/app/options NodeLabels).
   With PodLevelResourceManagers the checkpoints' `data` carry `podEntries` (the pods' CPU sets and
   memory blocks), counted in the start checks (policy_static.go validateState of both managers).
+- PodResources API v1 (List, GetAllocatableResources, Get) on `<root-dir>/pod-resources/kubelet.sock`
+  from this stand-in's assignments, when grpcio and protobuf are importable (standin_podresources.py,
+  beside this file, which cites the kubelet's source per behaviour; without them a warning, no socket).
 - HTTP (plain HTTP, the real kubelet serves TLS on its port): healthzBindAddress:healthzPort
   `/healthz` -> `ok` (pkg/kubelet/server/server.go); address:port `/healthz`, `/configz`
   (`{"kubeletconfig": {... "kind": "KubeletConfiguration", "apiVersion":
@@ -1436,12 +1439,33 @@ class Kubelet(object):
             except (OSError, ValueError, KeyError, urllib.error.URLError) as err:
                 log("E", "Pod sync failed", err=str(err))
 
+    def pod_objects(self):
+        """The pods the PodResources API reports: the API's admitted ones and the file pods (as pod objects); under self.lock."""
+        pods = list(self.admitter.pods.values()) if self.admitter is not None else []
+        for uid, pod in sorted(read_pods(self.args.root_dir).items()):
+            pods.append({"metadata": {"uid": uid, "name": pod.get("name", uid), "namespace": pod.get("namespace", "default")},
+                         "spec": {"containers": [{"name": c.get("name", "c")} for c in pod.get("containers") or []]}})
+        return pods
+
+    def serve_pod_resources(self):
+        """The PodResources gRPC server on <root-dir>/pod-resources/kubelet.sock (standin_podresources; skipped without grpcio)."""
+        try:
+            import standin_podresources  # pylint: disable=import-outside-toplevel
+        except ImportError as err:
+            log("W", "Not serving the podresources API: grpcio or protobuf is missing", err=str(err))
+            return None
+        server = standin_podresources.PodResourcesServer(self, self.pod_objects, log)
+        server.start(standin_podresources.socket_path(self.args.root_dir))
+        return server
+
     def run(self):
         with self.lock:
             self.admitted = sync_pods(self.cpu, self.memory, self.machine, read_pods(self.args.root_dir), self.admitted)
-        servers = self.serve()
         signal.signal(signal.SIGTERM, lambda *_: self.stop.set())
         signal.signal(signal.SIGINT, lambda *_: self.stop.set())
+        # The socket before /healthz: whoever sees the stand-in healthy can read PodResources.
+        pod_resources = self.serve_pod_resources()
+        servers = self.serve()
         threads = [threading.Thread(target=self.pod_loop, daemon=True)]
         if self.args.api_server:
             threads.append(threading.Thread(target=self.heartbeat, daemon=True))
@@ -1460,6 +1484,8 @@ class Kubelet(object):
                 log("E", "Unable to mark the node NotReady", err=str(err))
         for server in servers:
             server.shutdown()
+        if pod_resources is not None:
+            pod_resources.stop()
         return 0
 
 

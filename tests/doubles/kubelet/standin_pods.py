@@ -87,6 +87,7 @@ class PodAdmitter(object):
     def __init__(self, kubelet, log=None):
         self.kubelet, self.log = kubelet, log or (lambda *args, **kv: None)
         self.admitted, self.refused = set(), set()
+        self.pods = {}  # uid -> the admitted pod objects (the PodResources API lists them)
         self.counts = {}
 
     def count(self, name, **labels):
@@ -104,6 +105,7 @@ class PodAdmitter(object):
         """(status) after admission and allocation of one new pod."""
         cpu, memory, machine = self.kubelet.cpu, self.kubelet.memory, self.kubelet.machine
         uid, qos = pod["metadata"]["uid"], adm.pod_qos(pod)
+        self.pods[uid] = pod
         if not (self._aligned() and adm.is_pod_level(pod)):
             self._per_container(pod)
             return running_status(pod, self.kubelet.args.node_ip, qos)
@@ -124,6 +126,7 @@ class PodAdmitter(object):
             affinity, admit = None, True
         if not admit:
             self.count("kubelet_topology_manager_admission_errors_total")
+            self.pods.pop(uid, None)
             return rejected_status(adm.TOPOLOGY_AFFINITY_REASON, adm.TOPOLOGY_AFFINITY_MESSAGE, qos)
         if request:
             self._cpu_bubble(pod, request, affinity, node_cpus)
@@ -233,6 +236,7 @@ class PodAdmitter(object):
         self.kubelet.memory.save()
         self.admitted.discard(uid)
         self.refused.discard(uid)
+        self.pods.pop(uid, None)
 
     # -- the API ------------------------------------------------------------------------------
     def list_pods(self):
@@ -274,6 +278,7 @@ class PodAdmitter(object):
                 continue
             if phase == "Running" and self.known(pod):
                 self.admitted.add(uid)
+                self.pods[uid] = pod
                 continue
             status = self.admit(pod)
             if status["phase"] == "Failed":
