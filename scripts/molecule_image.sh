@@ -3,10 +3,14 @@
 # debootstrap a minimal bookworm with systemd and Python, then import it into podman.
 # Installs podman, runc and debootstrap first when they are missing. Idempotent.
 # python3-yaml is there as on typical cloud node images (cloud-init needs it); the role would
-# install it otherwise.
+# install it otherwise. python3-grpcio (1.51) and python3-protobuf (3.21) are Debian's, for the kubelet
+# stand-in's PodResources socket and the collection's reader of it (the podresources_client role finds
+# them installed; python3-apt lets its package task check that without a network).
+# The image carries the package list as a label: a list that changed rebuilds it.
 set -euo pipefail
 
 image="${1:-localhost/numa-gate-node:bookworm}"
+packages="systemd,systemd-sysv,python3,python3-yaml,python3-grpcio,python3-protobuf,python3-apt,dbus,iproute2,procps"
 
 missing=()
 for tool in podman runc debootstrap; do
@@ -17,7 +21,8 @@ if [ "${#missing[@]}" -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
-if podman image exists "$image"; then
+if podman image exists "$image" &&
+   [ "$(podman image inspect --format '{{index .Labels "numa-gate.packages"}}' "$image")" = "$packages" ]; then
   exit 0
 fi
 
@@ -36,7 +41,6 @@ fi
 
 rootfs=$(mktemp -d /tmp/numa-gate-rootfs.XXXXXX)
 trap 'rm -rf "$rootfs"' EXIT
-debootstrap --variant=minbase --include=systemd,systemd-sysv,python3,python3-yaml,dbus,iproute2,procps \
-  bookworm "$rootfs" "$mirror" >/dev/null
-tar -C "$rootfs" -c . | podman import --quiet - "$image" >/dev/null
+debootstrap --variant=minbase --include="$packages" bookworm "$rootfs" "$mirror" >/dev/null
+tar -C "$rootfs" -c . | podman import --quiet --change "LABEL numa-gate.packages=$packages" - "$image" >/dev/null
 echo "built $image"
