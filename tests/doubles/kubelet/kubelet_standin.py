@@ -1452,7 +1452,7 @@ class Kubelet(object):
         try:
             import standin_podresources  # pylint: disable=import-outside-toplevel
         except ImportError as err:
-            log("W", "Not serving the podresources API: grpcio or protobuf is missing", err=str(err))
+            log("W", "Not serving the podresources API: standin_podresources, grpcio or protobuf cannot be imported", err=str(err))
             return None
         server = standin_podresources.PodResourcesServer(self, self.pod_objects, log)
         server.start(standin_podresources.socket_path(self.args.root_dir))
