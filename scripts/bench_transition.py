@@ -84,7 +84,7 @@ def waits_of(report):
     found = {node: 0.0 for node in NODES}
     for play in report.get("plays", []):
         for task in play.get("tasks", []):
-            if task["task"]["name"] not in WAITS:
+            if task["task"]["name"].split(" : ")[-1] not in WAITS:  # a role's task is named "<role> : <name>"
                 continue
             for host, result in task["hosts"].items():
                 if host in found and not result.get("skipped"):
@@ -122,7 +122,7 @@ def run(eph, shim_dir, playbook):
     for node in NODES:
         mine = [(seconds, words) for seconds, words in calls if node in words[:2] or (words[:1] == ["exec"] and node in words)]
         execs = [(seconds, words) for seconds, words in mine if words[:1] == ["exec"]]
-        modules = [seconds for seconds, words in execs if any("AnsiballZ_" in word for word in words)]
+        modules = [seconds for seconds, words in execs if any("python" in word for word in words) and any("AnsiballZ_" in word for word in words)]
         rows[node] = {"tasks": report["stats"].get(node, {}).get("ok", 0), "execs": len(execs), "modules": len(modules),
                       "plumbing": sum(seconds for seconds, _words in mine) - sum(modules), "waits": waits[node]}
     return wall, cpu, rows
