@@ -19,8 +19,8 @@ docs/remote_jobs.rst):
   carries the ``set_stats`` data (``artifact_data``) that AWX stores as the job's artifacts and
   hands to a workflow's next node.
 
-Prints one JSON object: status, rc, the per-host counts (ok, changed, failures, dark), the
-artifact data, which files the job left in the project copy (relative paths), and the playbook's
+Prints one JSON object: status, rc, the per-host counts (ok, changed, failures, dark), each failed
+task's host, name and message, the artifact data, which files the job left in the project copy (relative paths), and the playbook's
 task names that ran, for the caller's assertions. This is test tooling: it imports nothing of the
 collection.
 """
@@ -80,8 +80,11 @@ def prepare(pdd, checkout, inventory, playbook_vars, envvars):
     _copy_project(checkout, project)
     collection = os.path.join(pdd, "requirements_collections", "ansible_collections", "gpusmith", "numa_gate")
     _copy_project(checkout, collection)
-    os.makedirs(os.path.join(pdd, "inventory"))
-    shutil.copy(inventory, os.path.join(pdd, "inventory", "hosts.yml"))
+    if os.path.isdir(inventory):  # an inventory source with its group_vars/ and host_vars/, as AWX syncs it
+        shutil.copytree(inventory, os.path.join(pdd, "inventory"))
+    else:
+        os.makedirs(os.path.join(pdd, "inventory"))
+        shutil.copy(inventory, os.path.join(pdd, "inventory", "hosts.yml"))
     _write_json(os.path.join(pdd, "env", "extravars"), playbook_vars)
     paths = [os.path.join(pdd, "requirements_collections")] + [p for p in os.environ.get("ANSIBLE_COLLECTIONS_PATH", "").split(":") if p]
     _write_json(os.path.join(pdd, "env", "envvars"), dict(envvars, ANSIBLE_COLLECTIONS_PATH=":".join(paths)))
@@ -114,7 +117,7 @@ def run_job(pdd, playbook, ident, timeout, before):
 
 def summarise(pdd, ident):
     artifacts = os.path.join(pdd, "artifacts", ident)
-    summary = {"status": None, "rc": None, "stats": None, "artifact_data": None, "tasks": []}
+    summary = {"status": None, "rc": None, "stats": None, "artifact_data": None, "tasks": [], "failed": []}
     for name in ("status", "rc"):
         path = os.path.join(artifacts, name)
         if os.path.exists(path):
@@ -129,6 +132,9 @@ def summarise(pdd, ident):
         data = event.get("event_data", {})
         if event.get("event") == "playbook_on_task_start":
             summary["tasks"].append(data.get("task"))
+        if event.get("event") in ("runner_on_failed", "runner_on_unreachable") and not data.get("ignore_errors"):
+            result = data.get("res") or {}
+            summary["failed"].append({"host": data.get("host"), "task": data.get("task"), "msg": result.get("msg")})
         if event.get("event") == "playbook_on_stats":
             summary["stats"] = {key: data.get(key, {}) for key in ("ok", "changed", "failures", "dark", "skipped")}
             summary["artifact_data"] = data.get("artifact_data")
