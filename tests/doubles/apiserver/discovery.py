@@ -11,7 +11,9 @@ client-go then falls back to the legacy documents, as it does with servers older
 kubectl drain looks for ``pods/eviction`` with group ``policy`` and version ``v1`` in /api/v1
 (k8s.io/kubectl pkg/drain/drain.go CheckEvictionSupport). ConfigMaps (core v1, short name ``cm``) and
 ResourceSlices (``resource.k8s.io/v1``, cluster-scoped, no short name; GA in 1.34) are listed as a 1.37
-server lists them, for reading a node's device path (device_objects.py).
+server lists them, for reading a node's device path (device_objects.py). Jobs (``batch/v1``, no short name,
+category ``all``: pkg/registry/batch/job/storage/storage.go implements CategoriesProvider, not ShortNamesProvider)
+with their ``status`` subresource and ``pods/log`` (core v1) for a load generator's Job (jobs.py).
 """
 
 _RW = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
@@ -36,6 +38,7 @@ RESOURCE_LISTS = {
         _resource("events", "event", True, "Event", _RW, ["ev"]),
         _resource("pods/eviction", "", True, "Eviction", ["create"], group="policy", version="v1"),
         _resource("pods/status", "", True, "Pod", ["get", "patch", "update"]),
+        _resource("pods/log", "", True, "Pod", ["get"]),
         _resource("configmaps", "configmap", True, "ConfigMap", _RW, ["cm"]),
     ],
     "apps/v1": [
@@ -46,11 +49,15 @@ RESOURCE_LISTS = {
         _resource("poddisruptionbudgets", "poddisruptionbudget", True, "PodDisruptionBudget", _RW, ["pdb"]),
         _resource("poddisruptionbudgets/status", "", True, "PodDisruptionBudget", ["get", "patch", "update"]),
     ],
+    "batch/v1": [
+        _resource("jobs", "job", True, "Job", _RW, categories=["all"]),
+        _resource("jobs/status", "", True, "Job", ["get", "patch", "update"]),
+    ],
     "resource.k8s.io/v1": [
         _resource("resourceslices", "resourceslice", False, "ResourceSlice", _RW),
     ],
 }
-GROUPS = ("apps", "policy", "resource.k8s.io")
+GROUPS = ("apps", "batch", "policy", "resource.k8s.io")
 
 
 def api_versions(host):

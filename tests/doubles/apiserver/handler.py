@@ -11,7 +11,8 @@ period runs). PUT/PATCH of ``/status`` changes only ``status``, of the object ev
 ``status`` (the registries' PrepareForUpdate). Every request is logged as (method, path with query)
 in ``double.requests`` so tests can see what a client really sent. Protobuf request bodies
 (kubectl's DeleteOptions) are read into their JSON form first (protobuf_body.py). ``dryRun=All`` writes check and
-answer but change nothing (dryrun.py).
+answer but change nothing (dryrun.py). Jobs' create, delete, table and their pods' ``log`` are jobs.py's; a
+warning (apiserver/pkg/warning) goes out as ``Warning: 299 - "<text>"`` (endpoints/filters/warning.go).
 """
 
 import copy
@@ -19,7 +20,7 @@ import http.server
 import json
 import urllib.parse
 
-from apiserver import binding, discovery, dryrun, eviction, objects, patch, protobuf_body, proxy, selection, tables, watch
+from apiserver import binding, discovery, dryrun, eviction, jobs, objects, patch, protobuf_body, proxy, selection, tables, watch
 from apiserver import status as api_status
 from apiserver import store as api_store
 from apiserver import tls as api_tls
@@ -58,6 +59,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.send_response(code)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(data)))
+        for text in getattr(self, "warnings", ()):
+            self.send_header("Warning", '299 - "%s"' % text)
         if isinstance(body, dict) and body.get("kind") == "Status" and (body.get("details") or {}).get("retryAfterSeconds", 0) > 0:
             self.send_header("Retry-After", str(body["details"]["retryAfterSeconds"]))
         self.end_headers()
@@ -68,6 +71,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         url = urllib.parse.urlsplit(self.path)
         query = {k: v[-1] for k, v in urllib.parse.parse_qs(url.query, keep_blank_values=True).items()}
         body = self._body()
+        self.warnings = []
         user, refused = api_tls.authenticate(double.tokens, self.headers.get("Authorization"), self.connection)
         double.requests.append((self.command, self.path), user=user)
         try:
@@ -162,6 +166,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 # podStrategy.PrepareForCreate (pkg/registry/core/pod/strategy.go): a new pod's status is
                 # reset to Pending with its QoS class; only the kubelet fills it in later, through /status.
                 obj["status"] = {"phase": "Pending", "qosClass": objects.qos_class(obj.get("spec") or {})}
+            if resource == "jobs":
+                obj = jobs.prepare_create(obj)
             return 201, store.create(resource, obj, dry_run=dryrun.requested("CreateOptions", query))
         if self.command != "GET":
             raise api_status.method_not_supported(resource, self.command.lower(), api_store.RESOURCES[resource][0])
@@ -197,6 +203,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 raise api_status.method_not_supported("pods/eviction", self.command.lower())
             code, result = eviction.evict(store, namespace, name, json.loads(body or b"{}"), query.get("dryRun"), double.eviction_failures)
             return code, result
+        if resource == "pods" and sub == "log" and self.command == "GET":
+            return 200, jobs.log_text(double.pod_logs, store, namespace, name, query).encode(), "text/plain"
         if sub not in (None, "status"):
             raise api_status.plain_not_found()
         if self.command == "GET":
@@ -210,6 +218,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
             options = json.loads(body) if body else {}
             if "gracePeriodSeconds" in query:
                 options["gracePeriodSeconds"] = int(query["gracePeriodSeconds"])
+            if "propagationPolicy" in query:
+                options["propagationPolicy"] = query["propagationPolicy"]
+            if resource == "jobs":
+                answer, self.warnings = jobs.delete(store, namespace, name, options, dry_run=dryrun.requested("DeleteOptions", query, options))
+                return 200, answer
             return 200, store.delete(resource, namespace, name, options, dry_run=dryrun.requested("DeleteOptions", query, options))
         if self.command in ("PUT", "PATCH"):
             dry_run = dryrun.requested("UpdateOptions" if self.command == "PUT" else "PatchOptions", query)

@@ -9,13 +9,14 @@ authentication: the kubeconfig says ``server: http://127.0.0.1:<port>``; with ``
 HTTPS and client certificates, with ``tokens`` ({token: user}) bearer tokens required (tls.py). What each behaviour
 copies from the real API server is written in the docstring of the module that implements it
 (status, store, eviction, selection, patch, discovery, tables, proxy, watch, handler, audit).
-``controllers=True`` adds what the ReplicaSet controller and the scheduler would do (controllers.py).
+``controllers=True`` adds what the ReplicaSet controller and the scheduler would do (controllers.py), and the
+Job controller and garbage collector (jobs.py; `finish_job` ends a Job's pod, as no container runs here).
 """
 
 import http.server
 import threading
 
-from apiserver import audit, handler, objects, tls as api_tls
+from apiserver import audit, handler, jobs, objects, tls as api_tls
 from apiserver import controllers as replicaset_controller
 from apiserver import status as api_status
 from apiserver import store as api_store
@@ -57,6 +58,8 @@ class ApiServerDouble:
         self.eviction_failures = {}
         self.controllers = controllers
         self._replicasets = None
+        self._jobs = None
+        self.pod_logs = {}
         self._httpd = None
         self._thread = None
         for namespace in ("default", "kube-system"):
@@ -73,6 +76,7 @@ class ApiServerDouble:
         self._thread.start()
         if self.controllers:
             self._replicasets = replicaset_controller.ReplicaSetController(self.store).start()
+            self._jobs = jobs.JobController(self.store).start()
         return self
 
     def stop(self):
@@ -80,6 +84,9 @@ class ApiServerDouble:
         if self._replicasets is not None:
             self._replicasets.stop()
             self._replicasets = None
+        if self._jobs is not None:
+            self._jobs.stop()
+            self._jobs = None
         if self._httpd is not None:
             self._httpd.shutdown()
             self._httpd.server_close()
@@ -194,6 +201,18 @@ class ApiServerDouble:
         """A core/v1 Event about ``involved`` (an ObjectReference: ``objects.object_reference(obj)`` or the
         kubelet's ``objects.kubelet_node_reference(name)``), as client-go's recorder writes it."""
         return self.store.create("events", objects.event(involved, reason, message, api_store.timestamp(), event_type, component, host))
+
+    def finish_job(self, name, succeeded=True, log="", namespace="default"):
+        """End the Job's running pod: Succeeded or Failed with ``log`` as its output, the Job's status as its controller
+        writes it (jobs.py ``finish``); returns the Job."""
+        return jobs.finish(self.store, self.pod_logs, namespace, name, succeeded, log)
+
+    def job(self, name, namespace="default"):
+        """The Job as stored now, or None when it is gone."""
+        try:
+            return self.store.get("jobs", namespace, name)
+        except api_status.ApiError:
+            return None
 
     # -- reading back ----------------------------------------------------------------------
     def node(self, name):

@@ -40,6 +40,7 @@ RESOURCES = {
     "poddisruptionbudgets": ("policy", "v1", "PodDisruptionBudget", True),
     "configmaps": ("", "v1", "ConfigMap", True),
     "resourceslices": ("resource.k8s.io", "v1", "ResourceSlice", False),
+    "jobs": ("batch", "v1", "Job", True),
 }
 
 

@@ -6,7 +6,8 @@ kubectl asks for ``application/json;as=Table;v=v1;g=meta.k8s.io``; the columns a
 pkg/printers/internalversion/printers.go (``nodeColumnDefinitions`` / ``printNode``: status
 ``Ready``/``NotReady``/``Unknown`` plus ``SchedulingDisabled``, roles from
 ``node-role.kubernetes.io/<role>`` labels or ``<none>``; ``podColumnDefinitions`` / ``printPod``:
-``Terminating`` for a pod being deleted; ``podDisruptionBudgetColumnDefinitions``, ``N/A`` for the
+``Terminating`` for a pod being deleted; ``jobColumnDefinitions`` / ``printJob``: Complete, Failed, Terminating,
+Suspended, FailureTarget, SuccessCriteriaMet or Running, in that order; ``podDisruptionBudgetColumnDefinitions``, ``N/A`` for the
 unset bound; ``eventColumnDefinitions`` / ``printEvent``: last seen falls back to the first, the
 object as ``<lowercased kind>/<name>``, the source as ``formatEventSource``, count 1 when unset;
 the server prints wide, pkg/printers/storage ConvertToTable) and the age wording of
@@ -26,6 +27,8 @@ POD_COLUMNS = [("Name", "string", "name", 0), ("Ready", "string", "", 0), ("Stat
 EVENT_COLUMNS = [("Last Seen", "string", "", 0), ("Type", "string", "", 0), ("Reason", "string", "", 0), ("Object", "string", "", 0),
                  ("Subobject", "string", "", 1), ("Source", "string", "", 1), ("Message", "string", "", 0), ("First Seen", "string", "", 1),
                  ("Count", "string", "", 1), ("Name", "string", "name", 1)]
+JOB_COLUMNS = [("Name", "string", "name", 0), ("Status", "string", "", 0), ("Completions", "string", "", 0), ("Duration", "string", "", 0),
+               ("Age", "string", "", 0), ("Containers", "string", "", 1), ("Images", "string", "", 1), ("Selector", "string", "", 1)]
 PDB_COLUMNS = [("Name", "string", "name", 0), ("Min Available", "string", "", 0), ("Max Unavailable", "string", "", 0),
                ("Allowed Disruptions", "integer", "", 0), ("Age", "string", "", 0)]
 
@@ -120,6 +123,34 @@ def _pdb_cells(pdb):
             str(spec["maxUnavailable"]) if "maxUnavailable" in spec else "N/A", pdb["status"]["disruptionsAllowed"], _age(pdb["metadata"])]
 
 
+def _job_cells(job):
+    """printers.go ``printJob``: completions ``<succeeded>/<completions>``, the duration from startTime, the status word."""
+    spec, status = job["spec"], job.get("status") or {}
+    completions = "%d/%d" % (status.get("succeeded", 0), spec["completions"]) if spec.get("completions") is not None else \
+        "%d/1" % status.get("succeeded", 0)
+    if not status.get("startTime"):
+        took = ""
+    elif not status.get("completionTime"):
+        took = _since(status["startTime"])
+    else:
+        took = human_duration(_epoch(status["completionTime"]) - _epoch(status["startTime"]))
+    true = {c["type"] for c in status.get("conditions") or [] if c.get("status") == "True"}
+    word = "Running"
+    for kind, shown in (("Complete", "Complete"), ("Failed", "Failed"), (None, "Terminating"), ("Suspended", "Suspended"),
+                        ("FailureTarget", "FailureTarget"), ("SuccessCriteriaMet", "SuccessCriteriaMet")):
+        if (kind is None and job["metadata"].get("deletionTimestamp")) or kind in true:
+            word = shown
+            break
+    containers = job["spec"]["template"].get("spec", {}).get("containers") or []
+    selector = ",".join("%s=%s" % item for item in sorted(((spec.get("selector") or {}).get("matchLabels") or {}).items()))
+    return [job["metadata"]["name"], word, completions, took, _age(job["metadata"]), ",".join(c.get("name", "") for c in containers),
+            ",".join(c.get("image", "") for c in containers), selector]
+
+
+def _epoch(stamp):
+    return calendar.timegm(time.strptime(stamp[:19], "%Y-%m-%dT%H:%M:%S"))
+
+
 def _row_object(obj, include):
     if include == "None":
         return None
@@ -138,6 +169,8 @@ def table(resource, items, resource_version, include="Metadata"):
         columns, cells = PDB_COLUMNS, _pdb_cells
     elif resource == "events":
         columns, cells = EVENT_COLUMNS, _event_cells
+    elif resource == "jobs":
+        columns, cells = JOB_COLUMNS, _job_cells
     else:
         return None
     rows = []
