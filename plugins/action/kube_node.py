@@ -58,9 +58,10 @@ class ActionModule(ActionBase):
         def body():
             _k8s_names.node_name(args["node"])  # before the kubeconfig's credential plugin runs, before any request
             options = kube_node.options_from(args)
+            settings = connection.from_task(args)  # bad connection input is refused before the journal on the node is written
             if journal:
                 recorded["journal"] = self._journal(journal, step_journal.controller_events(journal, args["state"]), task_vars)
-            api = kube_api.connect(settings=connection.from_task(args), timeout=args["request_timeout"])
+            api = kube_api.connect(settings=settings, timeout=args["request_timeout"])
             return kube_node.apply(api, args["node"], args["state"], options, check_mode=bool(self._task.check_mode), display=display.display)
 
         result.update(outcome(body, node=args["node"], state=args["state"]))

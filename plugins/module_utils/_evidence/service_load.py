@@ -130,10 +130,17 @@ def run_job(api, manifest, timeout, stop_after=None, poll=2.0, clock=time.time, 
     name = _k8s_names.pod_name(metadata.get("name"), "the load Job's name")
     jobs = "/apis/batch/v1/namespaces/%s/jobs" % namespace
     start, began = clock(), monotonic()
-    api.request("POST", jobs, body=manifest)
     stopped = timed_out = False
     log = ""
+    ours = True
     try:
+        # Inside the try: a POST whose answer is lost may still have made the Job, and it must not be left running.
+        try:
+            api.request("POST", jobs, body=manifest)
+        except Exception as exc:  # pylint: disable=broad-exception-caught
+            if getattr(exc, "code", None) == 409:
+                ours = False  # a Job of that name that this run did not make: never deleted
+            raise
         while True:
             state, detail = job_state(api.request("GET", "%s/%s" % (jobs, name)))
             elapsed = monotonic() - began
@@ -151,7 +158,8 @@ def run_job(api, manifest, timeout, stop_after=None, poll=2.0, clock=time.time, 
             log = _log_tail(api, namespace, name)
     finally:
         try:
-            api.request("DELETE", "%s/%s" % (jobs, name), body={"apiVersion": "v1", "kind": "DeleteOptions", "propagationPolicy": "Background"})
+            if ours:
+                api.request("DELETE", "%s/%s" % (jobs, name), body={"apiVersion": "v1", "kind": "DeleteOptions", "propagationPolicy": "Background"})
         except nodefs.EvidenceError:
             raise
         except Exception as exc:  # pylint: disable=broad-exception-caught

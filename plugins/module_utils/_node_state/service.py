@@ -29,11 +29,18 @@ def _systemctl(runner):
 
 
 def active_state(runner, service):
-    """The unit's ActiveState (active, inactive, failed, activating, ...)."""
-    rc, out, err = runner.run([_systemctl(runner), "show", service, "--property", "ActiveState", "--value"])
+    """The unit's ActiveState (active, inactive, failed, activating, ...); a unit systemd does not know is refused.
+
+    systemd answers ActiveState=inactive for a unit it has no file for (LoadState=not-found), so a
+    misspelt service name would read as a stopped kubelet; its LoadState is read in the same call.
+    """
+    rc, out, err = runner.run([_systemctl(runner), "show", service, "--property", "LoadState,ActiveState"])
     if rc != 0:
         raise ServiceError("systemctl show %s failed (rc %d): %s" % (service, rc, (err or out or "").strip()))
-    return (out or "").strip() or "unknown"
+    values = dict(line.partition("=")[::2] for line in (out or "").splitlines() if "=" in line)
+    if values.get("LoadState") == "not-found":
+        raise ServiceError("the %s service is not a unit systemd knows (LoadState=not-found); nothing was changed" % service)
+    return values.get("ActiveState", "").strip() or "unknown"
 
 
 def stop(runner, service):

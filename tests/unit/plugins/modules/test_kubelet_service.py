@@ -29,7 +29,7 @@ def run(capsys, **args):
 @pytest.fixture(name="unit")
 def fixture_unit(monkeypatch):
     """The kubelet unit's ActiveState and every systemctl argv run."""
-    state = {"active": "active", "stays": None, "calls": [], "fail": None}
+    state = {"active": "active", "stays": None, "calls": [], "fail": None, "load": "loaded"}
 
     def run_command(self, argv, **kwargs):
         state["calls"].append(argv[1:])
@@ -37,7 +37,7 @@ def fixture_unit(monkeypatch):
         if state["fail"] == verb:
             return 5, "", "Failed to %s kubelet.service: Unit kubelet.service not found.\n" % verb
         if verb == "show":
-            return 0, state["active"] + "\n", ""
+            return 0, "LoadState=%s\nActiveState=%s\n" % (state["load"], state["active"] if state["load"] == "loaded" else "inactive"), ""
         if verb == "stop":
             state["active"] = state["stays"] or "inactive"
         elif verb == "start":
@@ -64,8 +64,8 @@ def test_stop_confirms_and_journals_around_it(capsys, unit, opened):
     state_dir, path = opened
     result = run(capsys, state="stopped", journal={"transition": T1, "step": "stop", "state_dir": state_dir})
     assert (result["changed"], result["before"], result["after"]) == (True, "active", "inactive")
-    assert unit["calls"] == [["show", "kubelet", "--property", "ActiveState", "--value"], ["stop", "kubelet"],
-                             ["show", "kubelet", "--property", "ActiveState", "--value"]]
+    assert unit["calls"] == [["show", "kubelet", "--property", "LoadState,ActiveState"], ["stop", "kubelet"],
+                             ["show", "kubelet", "--property", "LoadState,ActiveState"]]
     assert events(path) == [("stop", "started", None), ("stop", "finished", "changed")]
     assert [entry["event"] for entry in result["journal"]["events"]] == ["started", "finished"]
     # Again: already down, nothing run, the step still recorded (ok).
@@ -81,7 +81,7 @@ def test_start_and_check_mode(capsys, unit, opened):
                   journal={"transition": T1, "step": "start", "state_dir": state_dir})
     assert (checked["changed"], checked["before"], checked["after"]) == (True, "failed", "active")
     assert checked["diff"] == {"before": "kubelet: failed\n", "after": "kubelet: active\n"}
-    assert unit["calls"] == [["show", "kubelet", "--property", "ActiveState", "--value"]] and not os.path.exists(path)
+    assert unit["calls"] == [["show", "kubelet", "--property", "LoadState,ActiveState"]] and not os.path.exists(path)
     started = run(capsys, state="started", journal={"transition": T1, "step": "start", "state_dir": state_dir})
     assert (started["changed"], started["after"]) == (True, "active")
     assert events(path) == [("start", "started", None), ("start", "finished", "changed")]
@@ -110,3 +110,13 @@ def test_a_transition_never_opened_is_refused_before_systemctl_runs(capsys, unit
     assert result["msg"] == ("transition %s was never opened on this node (%s/transitions/%s does not exist): open it first "
                              "(transition_journal action=open); nothing was changed" % (T1, state_dir, T1))
     assert unit["calls"] == []
+
+
+def test_a_unit_systemd_does_not_know_is_refused_not_taken_for_stopped(capsys, unit, opened):
+    state_dir, path = opened
+    unit["load"] = "not-found"
+    result = run(capsys, state="stopped", journal={"transition": T1, "step": "stop", "state_dir": state_dir})
+    assert result["failed"] is True
+    assert result["msg"] == "the kubelet service is not a unit systemd knows (LoadState=not-found); nothing was changed"
+    assert unit["calls"] == [["show", "kubelet", "--property", "LoadState,ActiveState"]]
+    assert not os.path.exists(path) or events(path) == []

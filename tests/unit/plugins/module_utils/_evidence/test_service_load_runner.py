@@ -119,3 +119,42 @@ def test_the_result_file(tmp_path):
     path.write_text("{")
     with pytest.raises(service_load.LoadError, match=r"^the result file .* is not JSON \(vllm bench serve --save-result writes a JSON object\): "):
         service_load.read_result(str(path), 100)
+
+
+class _HTTPError(Exception):
+    def __init__(self, code):
+        super().__init__("HTTP %d" % code)
+        self.code = code
+
+
+class _RecordingApi:
+    """Answers the Job requests run_job makes; the POST fails as given."""
+
+    def __init__(self, post_error):
+        self.post_error = post_error
+        self.calls = []
+
+    def request(self, method, path, body=None, **kwargs):
+        del body, kwargs
+        self.calls.append((method, path))
+        if method == "POST":
+            raise self.post_error
+        return {}
+
+
+JOB = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "load-baseline-1", "namespace": "default"}}
+
+
+def test_a_job_whose_create_answer_was_lost_is_still_deleted():
+    api = _RecordingApi(ConnectionResetError("connection reset by peer"))
+    with pytest.raises(ConnectionResetError):
+        service_load.run_job(api, JOB, timeout=5, sleep=lambda s: None)
+    assert api.calls == [("POST", "/apis/batch/v1/namespaces/default/jobs"),
+                         ("DELETE", "/apis/batch/v1/namespaces/default/jobs/load-baseline-1")]
+
+
+def test_a_job_of_that_name_this_run_did_not_make_is_never_deleted():
+    api = _RecordingApi(_HTTPError(409))
+    with pytest.raises(_HTTPError):
+        service_load.run_job(api, JOB, timeout=5, sleep=lambda s: None)
+    assert api.calls == [("POST", "/apis/batch/v1/namespaces/default/jobs")]
