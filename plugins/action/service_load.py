@@ -8,6 +8,7 @@ from ansible.plugins.action import ActionBase
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import service_load
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import api as kube_api
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import connection
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import urls
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.outcome import outcome
 
@@ -22,8 +23,7 @@ ARGUMENT_SPEC = {
     "timeout": {"type": "float", "default": 3600.0},
     "result_file": {"type": "str"},
     "max_result_bytes": {"type": "int", "default": 16 * 1024 * 1024},
-    "kubeconfig": {"type": "path"},
-    "context": {"type": "str"},
+    **connection.ARGUMENT_SPEC,
     "request_timeout": {"type": "float", "default": kube_api.REQUEST_TIMEOUT},
     "poll": {"type": "float", "default": 2.0},
 }
@@ -50,7 +50,7 @@ def run_load(args, connect=kube_api.connect):
         what = {"manifest": args["job"]}
         metadata = args["job"].get("metadata") or {}
         shown = "Job %s/%s" % (metadata.get("namespace", "default"), metadata.get("name"))
-        api = connect(args["kubeconfig"], args["context"], timeout=args["request_timeout"])
+        api = connect(settings=connection.from_task(args), timeout=args["request_timeout"])
         result = service_load.run_job(api, args["job"], args["timeout"], args["stop_after"], args["poll"])
     message = service_load.failure(_label(args), shown, result, args["timeout"])
     if message:
@@ -72,7 +72,7 @@ class ActionModule(ActionBase):
 
     TRANSFERS_FILES = False
     _requires_connection = False
-    _VALID_ARGS = frozenset(ARGUMENT_SPEC)
+    _VALID_ARGS = frozenset(ARGUMENT_SPEC) | connection.ALIASES
 
     def run(self, tmp=None, task_vars=None):
         result = super().run(tmp, task_vars)
