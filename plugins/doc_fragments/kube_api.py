@@ -7,7 +7,7 @@ from __future__ import annotations
 class ModuleDocFragment:
     """How the controller-side actions reach the Kubernetes API and which node they act on."""
 
-    _OPTIONS = r"""
+    DOCUMENTATION = r"""
 requirements:
   - The C(kubernetes) Python library on the controller.
 options:
@@ -83,16 +83,6 @@ options:
         C(/configz), 32 MiB for C(/metrics)).
     type: float
     default: 30
-"""
-    _NODE = r"""
-  node:
-    description:
-      - The node's name in the cluster, a DNS-1123 subdomain (lower case letters, digits, C(-) and C(.), at most 253
-        characters, as the API server's C(ValidateNodeName)); any other name is refused before a request is sent.
-    type: str
-    required: true
-"""
-    _NOTES = r"""
 notes:
   - The connection options are kubernetes.core's, with its environment variables; a task's own value (or one from
     C(module_defaults), for example C(group/gpusmith.numa_gate.kube_api)) wins over the variable. The variables are read from the
@@ -106,8 +96,13 @@ notes:
     never its value); a certificate that does not chain to O(ca_cert) fails naming the TLS error.
 """
 
-    # The plugins that act on one node (kube_node, kubelet_verify, ...).
-    DOCUMENTATION = _OPTIONS + _NODE + _NOTES
-
-    # The connection options alone, for a plugin that acts on no node (service_load's Job).
-    CONNECTION = _OPTIONS + _NOTES
+    # The plugins that act on one node (kube_node, kubelet_verify, ...) add this part.
+    NODE = r"""
+options:
+  node:
+    description:
+      - The node's name in the cluster, a DNS-1123 subdomain (lower case letters, digits, C(-) and C(.), at most 253
+        characters, as the API server's C(ValidateNodeName)); any other name is refused before a request is sent.
+    type: str
+    required: true
+"""

@@ -15,9 +15,9 @@ options:
         (C(<state_dir>/transitions/<transition>/journal.jsonl)), each fsynced before it goes on, in this same run;
         C(started) before it changes anything and C(finished) (with its outcome and what it changed) once its work is done.
         A step that fails records no C(finished).
-      - The transition must be open on the node (P(gpusmith.numa_gate.transition_journal#module) with O(action=open)) and its
-        journal must be private state; a damaged journal is refused before anything is changed. In check mode nothing is
-        written.
+      - The transition must be open on the node (opened by
+        O(gpusmith.numa_gate.transition_journal#module:action=open)) and its journal must be private state; a damaged
+        journal is refused before anything is changed. In check mode nothing is written.
     type: dict
     suboptions:
       transition:

@@ -12,6 +12,7 @@ version_added: 0.1.0
 author: GPU Smith (@gpusmith)
 extends_documentation_fragment:
   - gpusmith.numa_gate.kube_api
+  - gpusmith.numa_gate.kube_api.node
 description:
   - Reads, from the controller through the API server, what places devices on one node - the NVIDIA device plugin's
     pod on it, a DRA driver's kubelet plugin pod and the node's C(ResourceSlice)s (C(resource.k8s.io/v1)), the SR-IOV

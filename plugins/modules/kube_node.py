@@ -12,6 +12,7 @@ version_added: 0.1.0
 author: GPU Smith (@gpusmith)
 extends_documentation_fragment:
   - gpusmith.numa_gate.kube_api
+  - gpusmith.numa_gate.kube_api.node
   - gpusmith.numa_gate.transition_journal.controller
 description:
   - Sets one node's scheduling state through the Kubernetes API from the controller, as C(kubectl cordon),

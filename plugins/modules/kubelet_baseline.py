@@ -23,7 +23,7 @@ description:
     O(remove) (the collection's own drop-in) is removed, and what is replaced or removed is backed up into O(backup_dir)
     first. Drop-ins someone else added since are left alone. Checkpoints are not restored; the kubelet writes them anew.
   - With O(state=restored) and O(journal), records the transition's C(config) step (a rollback's) in the same run, each
-    event fsynced: C(started) before anything is replaced (every copy and file is checked then, before the first write), and C(finished) with
+    event fsynced; C(started) before anything is replaced (every copy and file is checked then, before the first write), and C(finished) with
     C(changed.files), each file put back or removed and its backup.
   - Nothing is taken on trust from the kept baseline; a manifest entry of the wrong shape, or whose C(copy) is not
     C(files/<n>) inside the store (absolute, with C(..)), is refused by name; a restore checks every copy's sha256, every

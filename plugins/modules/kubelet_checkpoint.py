@@ -19,9 +19,9 @@ description:
   - With O(state=absent), removes the files that would be refused (or every one, O(remove=all)) after a byte-for-byte
     backup into O(backup_dir), so the kubelet writes fresh ones when it starts. A checkpoint is never edited in place.
   - Refuses to remove anything while the kubelet service is active.
-  - With O(journal), records the transition's step in the same run (the C(state) step with O(state=absent): C(started)
+  - With O(journal), records the transition's step in the same run (the C(state) step with O(state=absent); C(started)
     before anything is removed, C(finished) with C(changed.files), each removed path and its backup; the C(verify) step
-    with O(fail_on_refusal): its C(finished)), each event fsynced.
+    with O(fail_on_refusal); its C(finished)), each event fsynced.
   - Every file is read and checked before any is removed; a file that is a FIFO, a device or a folder (it cannot be
     backed up byte for byte), one that changed since it was read, or a backup folder that is not private state (owned by
     another user, or writable by group or others) refuses the removal of both, with nothing removed.
@@ -67,7 +67,7 @@ options:
   fail_on_refusal:
     description:
       - With O(state=present), fail when the kubelet would refuse a checkpoint under O(config), naming each refusal in the
-        kubelet's words (after a start: the kubelet wrote checkpoints it would not start over again).
+        kubelet's words (after a start; the kubelet wrote checkpoints it would not start over again).
     type: bool
     default: false
   kubelet_stopped:

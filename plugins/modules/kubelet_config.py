@@ -29,7 +29,7 @@ description:
   - In C(dropin) mode the collection owns one drop-in file whose content is exactly O(settings).
     The kubelet only reads drop-ins when it runs with C(--config-dir=<config_dir>); this module does not
     change the kubelet's flags.
-  - With O(journal), records the transition's C(config) step in the same run, each event fsynced: C(started), once
+  - With O(journal), records the transition's C(config) step in the same run, each event fsynced; C(started), once
     everything is checked and before the first byte is written (with C(changed.files), the file it is about to create,
     C(backup) null, so that a restore removes it again), and C(finished) with the file written and its backup.
   - A change is refused while a checkpoint in O(kubelet_root_dir) names a different CPU or Memory Manager policy

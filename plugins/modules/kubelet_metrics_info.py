@@ -12,6 +12,7 @@ version_added: 0.1.0
 author: GPU Smith (@gpusmith)
 extends_documentation_fragment:
   - gpusmith.numa_gate.kube_api
+  - gpusmith.numa_gate.kube_api.node
 description:
   - Runs on the controller (an action plugin) and reads C(/api/v1/nodes/<node>/proxy/metrics) with the C(kubernetes) Python client.
   - Keeps C(resource_manager_allocations_total), C(resource_manager_allocation_errors_total),

@@ -12,6 +12,7 @@ version_added: 0.1.0
 author: GPU Smith (@gpusmith)
 extends_documentation_fragment:
   - gpusmith.numa_gate.kube_api
+  - gpusmith.numa_gate.kube_api.node
 description:
   - Waits until the node is Ready and its kubelet healthy without a break for O(stable_s) seconds, within
     O(timeout), then reads the kubelet's C(/configz) and compares it with O(expect). Everything goes through the

@@ -11,7 +11,7 @@ short_description: Run the operator's load generator once against a serving proc
 version_added: 0.1.0
 author: GPU Smith (@gpusmith)
 extends_documentation_fragment:
-  - gpusmith.numa_gate.kube_api.connection
+  - gpusmith.numa_gate.kube_api
 description:
   - Runs on the controller (an action plugin). One run of one window of a service comparison; the role
     C(gpusmith.numa_gate.service_comparison) runs it for each window, sides interleaved, between two reads of
@@ -19,7 +19,8 @@ description:
   - With O(argv), the command runs without a shell in its own session; when it runs past O(timeout), or past O(stop_after) (a warmup
     of that duration - stopping it is its normal end), its process group gets SIGTERM, then SIGKILL after 5 s. When it ends by
     itself, whatever it left in its process group is killed, so nothing keeps loading the service.
-  - With O(job), the Job is created through the API (the connection options, kubernetes.core's, or their C(K8S_AUTH_*) variables), read every O(poll) seconds until its C(Complete) or
+  - With O(job), the Job is created through the API (the connection options, kubernetes.core's, or their C(K8S_AUTH_*) variables),
+    read every O(poll) seconds until its C(Complete) or
     C(Failed) condition, and deleted with its pods (propagation C(Background)) whatever happened; a failed Job's pod log tail is read first.
   - A run that fails (a non-zero exit status, a signal, a failed Job, the timeout) fails the task naming the side, the repetition,
     the window, the argv or the Job, and the last 2000 bytes of its standard error (or the pod's log).

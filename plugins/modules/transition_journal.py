@@ -17,7 +17,7 @@ description:
   - O(action=open) returns the transition still open for O(target), or opens a new one named O(new_id).
   - With O(decide), O(action=open) also asks the journal what a resumed transition still has to do and whose cordon it is
     (RV(resume), read before anything is recorded), and, unless the journal says the transition ended already, records the
-    C(decide) event in the same run: O(decide) with C(resumed), C(unschedulable_before), C(cordons) and C(skipped). This is
+    C(decide) event in the same run; O(decide) with C(resumed), C(unschedulable_before), C(cordons) and C(skipped). This is
     the intent a run killed right after the cordon's PATCH leaves behind (docs/transition.md, "Killed runs").
   - O(action=record) appends one step event, or each of O(entries) in order; O(action=read) returns where the transition
     stands; O(action=close) marks it done (the folder stays as its record).
@@ -139,7 +139,7 @@ journal:
 resume:
   description:
     - With O(decide), what this run does and skips (the P(gpusmith.numa_gate.transition_resume#filter) filter's answer, read from
-      the journal before the C(decide) event): C(unschedulable_before), C(cordons), C(cordoned), C(ended), C(done), C(skip_drain),
+      the journal before the C(decide) event); C(unschedulable_before), C(cordons), C(cordoned), C(ended), C(done), C(skip_drain),
       C(skip_kubelet), C(reasons).
   returned: with O(decide)
   type: dict

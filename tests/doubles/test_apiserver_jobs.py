@@ -68,8 +68,8 @@ def test_a_created_job_gets_its_selector_labels_and_one_pod_on_a_node(api, kubec
     assert pod["metadata"]["labels"] == job["spec"]["template"]["metadata"]["labels"]
     assert pod["metadata"]["ownerReferences"] == [{"apiVersion": "batch/v1", "kind": "Job", "name": "load", "uid": uid, "controller": True,
                                                    "blockOwnerDeletion": True}]
-    assert (pod["spec"]["nodeName"], pod["status"]["phase"], pod["spec"]["containers"][0]["command"]) == ("node-1", "Running",
-                                                                                                            ["vllm", "bench", "serve"])
+    placed = (pod["spec"]["nodeName"], pod["status"]["phase"], pod["spec"]["containers"][0]["command"])
+    assert placed == ("node-1", "Running", ["vllm", "bench", "serve"])
     assert jobs.sleep_until(lambda: (api.job("load")["status"].get("active"), api.job("load")["status"].get("ready")) == (1, 1))
     result = kubectl("get", "jobs")
     assert (result.returncode, result.stderr) == (0, "")

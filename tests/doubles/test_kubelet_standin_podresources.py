@@ -17,7 +17,7 @@ import grpc
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import allocations
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.podresources import client, messages
 from standin_harness import Running
-from test_kubelet_standin_pods import CONFIG, GIB, canary, fixture_machine, phase, wait_for  # noqa: F401 (the machine fixture)
+from test_kubelet_standin_pods import CONFIG, GIB, canary, fixture_machine, phase, wait_for  # noqa: F401 pylint: disable=unused-import
 
 NODE0_ALLOCATABLE = 4 * GIB - 1124 * 2 ** 20
 

@@ -69,9 +69,9 @@ class StepJournal:
         if check_mode:
             return
         if not os.path.isdir(folder):
+            transition = options["transition"]
             raise atomic.NodeStateError("transition %s was never opened on this node (%s/transitions/%s does not exist): open it first "
-                                        "(transition_journal action=open); nothing was changed" % (options["transition"], state_dir,
-                                                                                                 options["transition"]))
+                                        "(transition_journal action=open); nothing was changed" % (transition, state_dir, transition))
         confine.require_private(root, state_dir, self.path)
         # A damaged journal is refused here, before the step changes anything.
         journal.read(self.path)

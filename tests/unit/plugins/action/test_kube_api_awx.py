@@ -116,8 +116,8 @@ DRAIN_TASKS = """    - name: Cordon
 
 
 def test_awx_bearer_token_variables_alone_cordon_drain_and_uncordon(cluster, pki, tmp_path):
-    rc, results, output = playbook(tmp_path, DRAIN_TASKS, {"K8S_AUTH_HOST": cluster.url, "K8S_AUTH_API_KEY": TOKEN,
-                                                          "K8S_AUTH_SSL_CA_CERT": pki.ca_cert})
+    awx = {"K8S_AUTH_HOST": cluster.url, "K8S_AUTH_API_KEY": TOKEN, "K8S_AUTH_SSL_CA_CERT": pki.ca_cert}
+    rc, results, output = playbook(tmp_path, DRAIN_TASKS, awx)
     assert rc == 0, output
     assert [strip(r) for r in results] == [
         {"action": "gpusmith.numa_gate.kube_node", "changed": True, "node": "n1", "state": "cordoned", "was_unschedulable": False,
@@ -158,8 +158,8 @@ def test_module_defaults_with_the_action_group_set_the_connection_once(cluster, 
     assert results[1]["scrape"]["samples"] == [{"name": "resource_manager_allocations_total", "labels": {"resource_name": "cpu", "source": "pod"},
                                                 "value": 3.0, "type": "counter"}]
     assert (results[2].get("failed", False), results[2]["mismatches"], results[2]["healthz"]) == (False, [], "ok")
-    assert (results[3]["failed"], results[3]["msg"]) == (True, "GET %s/api/v1/nodes/n1: HTTP 401 Unauthorized: the API server did not accept "
-                                                              "the bearer token in api_key" % cluster.url)
+    refused = "GET %s/api/v1/nodes/n1: HTTP 401 Unauthorized: the API server did not accept the bearer token in api_key" % cluster.url
+    assert (results[3]["failed"], results[3]["msg"]) == (True, refused)
     assert (results[4]["changed"], results[4]["uncordoned"]) == (True, True)
     assert cluster.node("n1")["spec"] == {}
     assert writes(tmp_path) == [("PATCH", "/api/v1/nodes/n1", USER), ("PATCH", "/api/v1/nodes/n1", USER)]
@@ -184,8 +184,8 @@ def test_a_wrong_token_and_a_wrong_ca_fail_naming_what_was_refused(cluster, pki,
       gpusmith.numa_gate.kube_node: {node: n1, state: cordoned, client_cert: %s}
       ignore_errors: true
 """ % (TOKEN, other.ca_cert, pki.ca_cert)
-    rc, results, output = playbook(tmp_path, tasks, {"K8S_AUTH_HOST": cluster.url, "K8S_AUTH_API_KEY": "not-the-token-1234",
-                                                    "K8S_AUTH_SSL_CA_CERT": pki.ca_cert, "K8S_AUTH_VERIFY_SSL": "True"})
+    awx = {"K8S_AUTH_HOST": cluster.url, "K8S_AUTH_API_KEY": "not-the-token-1234", "K8S_AUTH_SSL_CA_CERT": pki.ca_cert, "K8S_AUTH_VERIFY_SSL": "True"}
+    rc, results, output = playbook(tmp_path, tasks, awx)
     assert rc == 0, output
     assert [r["failed"] for r in results] == [True, True, True, True]
     assert results[0]["msg"] == ("GET %s/api/v1/nodes/n1: HTTP 401 Unauthorized: the API server did not accept the bearer token in "

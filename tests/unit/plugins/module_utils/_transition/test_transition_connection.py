@@ -66,8 +66,8 @@ def test_awx_variables_alone_connect_and_the_double_sees_the_token_user(secure, 
     assert api.get_node("n1")["metadata"]["name"] == "n1"
     api.set_unschedulable("n1", True)
     assert secure.node("n1")["spec"] == {"unschedulable": True}
-    assert list(zip(secure.requests, secure.requests.users)) == [(("GET", "/api/v1/nodes/n1"), "awx-job"),
-                                                                   (("PATCH", "/api/v1/nodes/n1"), "awx-job")]
+    expected = [(("GET", "/api/v1/nodes/n1"), "awx-job"), (("PATCH", "/api/v1/nodes/n1"), "awx-job")]
+    assert list(zip(secure.requests, secure.requests.users)) == expected
 
 
 def test_a_task_value_wins_over_its_variable_and_the_option_name_over_the_client_name(tmp_path):
