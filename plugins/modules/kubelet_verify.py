@@ -142,17 +142,11 @@ waited_s:
 
 from ansible.module_utils.basic import AnsibleModule
 
-# The action's (plugins/action/kubelet_verify.py), the connection options first (module_utils/_transition/connection.py).
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import connection_spec
+
+# The action's (plugins/action/kubelet_verify.py), the connection options first (module_utils/_transition/connection_spec.py).
 ARGUMENT_SPEC = {
-    "kubeconfig": {"type": "path"},
-    "context": {"type": "str"},
-    "host": {"type": "str"},
-    "api_key": {"type": "str", "no_log": True},
-    "ca_cert": {"type": "path", "aliases": ["ssl_ca_cert"]},
-    "client_cert": {"type": "path", "aliases": ["cert_file"]},
-    "client_key": {"type": "path", "aliases": ["key_file"]},
-    "validate_certs": {"type": "bool", "aliases": ["verify_ssl"]},
-    "proxy": {"type": "str"},
+    **connection_spec.ARGUMENT_SPEC,
     "request_timeout": {"type": "float", "default": 30},
     "node": {"type": "str", "required": True},
     "expect": {"type": "dict", "default": {}},

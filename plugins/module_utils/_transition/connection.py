@@ -30,22 +30,14 @@ import urllib.parse
 from ansible.module_utils.parsing.convert_bool import boolean
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._errors import NumaGateError
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import connection_spec
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import kubeconfig as _kubeconfig
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import urls
 
-OPTIONS = ("kubeconfig", "context", "host", "api_key", "ca_cert", "client_cert", "client_key", "validate_certs", "proxy")
-ARGUMENT_SPEC = {
-    "kubeconfig": {"type": "path"},
-    "context": {"type": "str"},
-    "host": {"type": "str"},
-    "api_key": {"type": "str", "no_log": True},
-    "ca_cert": {"type": "path", "aliases": ["ssl_ca_cert"]},
-    "client_cert": {"type": "path", "aliases": ["cert_file"]},
-    "client_key": {"type": "path", "aliases": ["key_file"]},
-    "validate_certs": {"type": "bool", "aliases": ["verify_ssl"]},
-    "proxy": {"type": "str"},
-}
-ALIASES = frozenset(alias for spec in ARGUMENT_SPEC.values() for alias in spec.get("aliases", ()))
+# The options, shared with the API-facing module files (connection_spec has no imports).
+OPTIONS = connection_spec.OPTIONS
+ARGUMENT_SPEC = connection_spec.ARGUMENT_SPEC
+ALIASES = connection_spec.ALIASES
 # kubernetes.core reads K8S_AUTH_<its option name>, then K8S_AUTH_<the kubernetes client's attribute>.
 ENVIRONMENT = {
     "kubeconfig": ("K8S_AUTH_KUBECONFIG",),

@@ -130,6 +130,8 @@ def test_the_module_file_documents_the_action_and_refuses_to_run_on_a_host(tmp_p
     assert module_file.ARGUMENT_SPEC == action_file.ARGUMENT_SPEC
     args = tmp_path / "args.json"
     args.write_text(json.dumps({"ANSIBLE_MODULE_ARGS": {"node": "n1"}}))
-    done = subprocess.run([ansible_run.PYTHON, module_file.__file__, str(args)], capture_output=True, text=True, timeout=60, check=False)
+    # As AnsiballZ would, the module file finds the collection's module_utils (connection_spec) on its path.
+    env = dict(os.environ, PYTHONPATH=ansible_run.COLLECTIONS)
+    done = subprocess.run([ansible_run.PYTHON, module_file.__file__, str(args)], capture_output=True, text=True, timeout=60, check=False, env=env)
     assert json.loads(done.stdout)["msg"] == ("gpusmith.numa_gate.kubelet_verify runs as an action plugin on the controller; "
                                               "this module file only holds its documentation")
