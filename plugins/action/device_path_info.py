@@ -17,9 +17,9 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _k8s_nam
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._errors import NumaGateError
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.device_path import read as device_path
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan import locality
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import api as kube_api
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import connection
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.outcome import outcome
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import api as kube_api
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import connection
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api.outcome import outcome
 
 ARGUMENT_SPEC = {
     **connection.ARGUMENT_SPEC,

@@ -17,10 +17,10 @@ from ansible.utils.display import Display
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _k8s_names
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._errors import NumaGateError
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_state import step_journal
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import api as kube_api
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import connection
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import api as kube_api
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import connection
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import node as kube_node
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.outcome import outcome
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api.outcome import outcome
 
 ARGUMENT_SPEC = {
     **connection.ARGUMENT_SPEC,

@@ -9,9 +9,9 @@ from ansible.plugins.action import ActionBase
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _k8s_names
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import metrics
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import metrics_fetch
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import api as kube_api
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import connection
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.outcome import outcome
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import api as kube_api
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import connection
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api.outcome import outcome
 
 ARGUMENT_SPEC = {
     "node": {"type": "str", "required": True},

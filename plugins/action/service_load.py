@@ -7,10 +7,10 @@ from __future__ import annotations
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import service_load
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import api as kube_api
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import connection
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import urls
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.outcome import outcome
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import api as kube_api
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import connection
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import urls
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api.outcome import outcome
 
 ARGUMENT_SPEC = {
     "side": {"type": "str", "required": True, "choices": ["baseline", "canary"]},

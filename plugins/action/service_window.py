@@ -11,8 +11,8 @@ from ansible.plugins.action import ActionBase
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import nodefs
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import service_query
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import service_window
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import urls
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.outcome import outcome
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import urls
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api.outcome import outcome
 
 ARGUMENT_SPEC = {
     "metrics_url": {"type": "str"},

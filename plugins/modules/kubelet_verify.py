@@ -142,9 +142,9 @@ waited_s:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import connection_spec
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import connection_spec
 
-# The action's (plugins/action/kubelet_verify.py), the connection options first (module_utils/_transition/connection_spec.py).
+# The action's (plugins/action/kubelet_verify.py), the connection options first (module_utils/_kube_api/connection_spec.py).
 ARGUMENT_SPEC = {
     **connection_spec.ARGUMENT_SPEC,
     "request_timeout": {"type": "float", "default": 30},

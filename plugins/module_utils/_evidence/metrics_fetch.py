@@ -5,7 +5,7 @@
 Public: `fetch_metrics`.
 
 GET ``/api/v1/nodes/<name>/proxy/metrics`` with the ``kubernetes`` client, through the transition's
-`_transition.api.Api` (its raw request: the node name checked first, the answer bounded by
+`_kube_api.api.Api` (its raw request: the node name checked first, the answer bounded by
 ``api.MAX_PROXY_BYTES["metrics"]`` bytes and one deadline of ``timeout`` seconds), stamped with the
 controller's clock and parsed by `metrics.parse`.
 """
@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import metrics
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import api as _api
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import api as _api
 
 
 def fetch_metrics(node, kubeconfig=None, context=None, connect=_api.connect, timeout=_api.REQUEST_TIMEOUT):

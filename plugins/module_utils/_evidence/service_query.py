@@ -13,7 +13,7 @@ the server's own scrape times, ``increase`` is the exact difference of the sampl
 path and this one give the same numbers; otherwise Prometheus extrapolates to the window's ends,
 as a dashboard does. A metric with a ``quantile`` label is a summary (``{"type": "summary"}``).
 
-Every read is one exchange over `_transition.transport` (a urllib3 pool bound by `transport.bound`):
+Every read is one exchange over `_kube_api.transport` (a urllib3 pool bound by `transport.bound`):
 one deadline, ``timeout`` seconds, for the whole exchange (connect, headers, body: a server that
 trickles a byte every 2 s ends there too), at most ``max_bytes`` of body, no retry. The proxy is
 the one the environment names (``http_proxy``, ``https_proxy``, ``no_proxy``); a URL's
@@ -37,7 +37,7 @@ except ImportError:  # pragma: no cover - the kubernetes client requires urllib3
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import nodefs
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.histogram_quantile import parse_le
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.service_window import aggregate, le_text, metric_names
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import transport, urls
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import transport, urls
 
 DEFAULT_TIMEOUT = 10.0
 DEFAULT_MAX_BYTES = 4 * 1024 * 1024

@@ -27,7 +27,7 @@ import re
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import nodefs
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import service_compare
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import urls
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import urls
 
 SIDES = ("baseline", "canary")
 PHASES = ("warmup", "measure")

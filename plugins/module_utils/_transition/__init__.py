@@ -2,8 +2,8 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The controller side of a node's transition: cordon, drain and verify through the Kubernetes API.
 
-- ``api``: `connect` (a kubeconfig and context), `Api` (get/patch node, pods on a node, eviction,
-  pod get/delete, DaemonSets, PodDisruptionBudgets, node proxy GET), `KubeApiError`, `HAS_KUBERNETES`.
+The API client itself is the leaf package ``_kube_api``, shared with ``_evidence``.
+
 - ``cordon``: `set_unschedulable`, `is_unschedulable`, `read_node`.
 - ``filters``: `classify`, `Selection`, `pod_name` (kubectl's drain pod filters).
 - ``budgets``: `selects`, `budgets_for`, `describe`, `short` (PodDisruptionBudgets of a pod).
@@ -12,7 +12,6 @@
 - ``configz``: `parse`, `compare`, `describe`, `ConfigzError`.
 - ``progress``: `say`, `seconds`, `names`, `drain_line`, `verify_line`.
 - ``node``: `apply`, `options_from`, `STATES` (one node cordoned, drained or uncordoned).
-- ``outcome``: `outcome` (an error as a failed task result, in one place).
 - ``record``: `build`, `event_time`, `journal_target`, `ends` (a node's transition record from its journal and backups, pure).
 - ``resume``: `plan` (what a resumed transition skips, and whose cordon it is, from its journal; pure).
 """

@@ -25,7 +25,7 @@ from decimal import Decimal
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._errors import NumaGateError
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._fileio import parse_json
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.shapes import MAX_DEPTH, too_deep
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api.shapes import MAX_DEPTH, too_deep
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._quantity import QuantityError, parse_decimal
 
 QUANTITY_MAPS = ("kubeReserved", "systemReserved", "evictionHard", "evictionSoft", "evictionMinimumReclaim")

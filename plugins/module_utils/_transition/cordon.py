@@ -12,7 +12,7 @@ patch of ``spec.unschedulable``; ``false`` is the field's absence, Go's omitempt
 from __future__ import annotations
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._errors import NumaGateError
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import api as kube_api
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import api as kube_api
 
 
 def is_unschedulable(node):

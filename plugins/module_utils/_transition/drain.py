@@ -39,7 +39,7 @@ import collections
 import time
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._errors import NumaGateError
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import api as kube_api
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import api as kube_api
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import budgets, cordon, filters, progress
 
 # kubectl's cadences: EvictErrorRetryDelay 5 s (pkg/cmd/drain/drain.go NewDrainCmdOptions), waitForDelete every 1 s.

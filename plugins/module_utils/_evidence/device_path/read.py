@@ -5,7 +5,7 @@
 Public: `read`, `DEFAULT_SELECTORS`, `MAX_SELECTORS`, `MAX_PODS`, `MAX_CONFIG_MAPS`, `LIST_LIMIT`.
 
 ``api`` is any client with ``request(method, path, query=None)`` that returns the API's JSON as a dict
-and raises an error carrying ``code`` (the HTTP status) on an error answer, as `_transition.api.Api`
+and raises an error carrying ``code`` (the HTTP status) on an error answer, as `_kube_api.api.Api`
 does; this module imports no client. The reads, all GETs, at most
 ``1 + 3 * MAX_SELECTORS + 3 * MAX_PODS * (1 + MAX_CONFIG_MAPS) + 1``:
 

@@ -18,7 +18,7 @@ import pytest
 from ansible.playbook.task import Task
 
 from ansible_collections.gpusmith.numa_gate.plugins.action import kube_node, kubelet_metrics_info, kubelet_verify
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import transport
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import transport
 from ansible_collections.gpusmith.numa_gate.tests.unit import tree_state
 from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._transition import hostile
 

@@ -14,7 +14,7 @@ import urllib.parse
 import pytest
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import nodefs, service_query, service_window
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import transport
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import transport
 from ansible_collections.gpusmith.numa_gate.tests.unit import tree_state
 from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._evidence import http_servers
 

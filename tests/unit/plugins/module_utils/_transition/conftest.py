@@ -20,7 +20,7 @@ if os.path.abspath(DOUBLES) not in sys.path:
 
 from apiserver import server  # noqa: E402 pylint: disable=wrong-import-position,import-error
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import api as kube_api  # noqa: E402
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import api as kube_api  # noqa: E402
 
 
 @pytest.fixture(name="double")

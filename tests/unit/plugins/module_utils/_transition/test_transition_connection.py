@@ -14,8 +14,8 @@ import pytest
 
 from apiserver import server, tls  # pylint: disable=import-error
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import api as kube_api
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import connection, kubeconfig
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import api as kube_api
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import connection, kubeconfig
 from ansible_collections.gpusmith.numa_gate.tests.unit import tree_state
 
 TOKEN = "awx-token-0123456789"

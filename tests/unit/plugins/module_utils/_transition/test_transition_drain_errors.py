@@ -4,7 +4,7 @@
 
 import pytest
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import api as kube_api
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import api as kube_api
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import budgets, drain
 
 OPTIONS = drain.DEFAULT_OPTIONS._replace(timeout=20, poll=5)

@@ -16,8 +16,9 @@ import time
 import pytest
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _k8s_names
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import api as kube_api
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import configz, cordon, kubeconfig, transport
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import api as kube_api
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import configz, cordon
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import kubeconfig, transport
 from ansible_collections.gpusmith.numa_gate.tests.unit import tree_state
 from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._transition import hostile
 

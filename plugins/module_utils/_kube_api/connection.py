@@ -30,9 +30,9 @@ import urllib.parse
 from ansible.module_utils.parsing.convert_bool import boolean
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._errors import NumaGateError
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import connection_spec
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import kubeconfig as _kubeconfig
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import urls
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import connection_spec
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import kubeconfig as _kubeconfig
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import urls
 
 # The options, shared with the API-facing module files (connection_spec has no imports).
 OPTIONS = connection_spec.OPTIONS

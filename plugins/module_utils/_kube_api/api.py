@@ -32,9 +32,9 @@ import urllib.parse
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _k8s_names
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._errors import NumaGateError
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._fileio import parse_json
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import connection
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import kubeconfig as _kubeconfig
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import shapes, transport, urls
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import connection
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import kubeconfig as _kubeconfig
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import shapes, transport, urls
 
 HAS_KUBERNETES = _kubeconfig.HAS_KUBERNETES
 STRATEGIC_MERGE = "application/strategic-merge-patch+json"
