@@ -8,21 +8,17 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
-from unittest import mock
 
 import pytest
-
-from ansible.playbook.task import Task
 
 from ansible_collections.gpusmith.numa_gate.plugins.action import device_path_info as action_file
 from ansible_collections.gpusmith.numa_gate.plugins.modules import device_path_info as module_file
 from ansible_collections.gpusmith.numa_gate.tests.unit import ansible_run
+from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.action import in_process
 from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._evidence import device_path_cases as C
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "doubles"))
-from apiserver import device_objects  # noqa: E402  pylint: disable=wrong-import-position,import-error
-from apiserver.server import ApiServerDouble  # noqa: E402  pylint: disable=wrong-import-position,import-error
+# The double's package is importable once in_process has put tests/doubles on sys.path.
+from apiserver import device_objects  # noqa: E402  pylint: disable=wrong-import-position,import-error,wrong-import-order
 
 SRIOV_CONFIG = json.dumps({"resourceList": [{"resourceName": "mlnx_sriov_rdma", "resourcePrefix": "nvidia.com", "excludeTopology": True,
                                              "selectors": [{"vendors": ["15b3"], "devices": ["101e"], "isRdma": True}]}]})
@@ -63,11 +59,8 @@ def seed(double, nvidia_env=None, nvidia_volumes=None):
 
 @pytest.fixture(name="double")
 def fixture_double():
-    started = ApiServerDouble().start()
-    try:
+    with in_process.api_double() as started:
         yield started
-    finally:
-        started.stop()
 
 
 @pytest.fixture(name="kubeconfig")
@@ -76,15 +69,7 @@ def fixture_kubeconfig(double, tmp_path):
 
 
 def run_in_process(args, check_mode=False):
-    task = Task()
-    task.action = "gpusmith.numa_gate.device_path_info"
-    task.args = args
-    task.check_mode = check_mode
-    connection = mock.MagicMock()
-    action = action_file.ActionModule(task, connection, mock.MagicMock(), mock.MagicMock(), mock.MagicMock(), None)
-    result = action.run(task_vars={})
-    assert not connection.exec_command.called
-    return result
+    return in_process.run(action_file, args, check_mode)
 
 
 def test_the_device_path_of_a_node_is_every_must_show_finding_exactly(double, kubeconfig):

@@ -7,33 +7,23 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
-from unittest import mock
 
 import pytest
 
 from ansible.errors import AnsibleActionFail
-from ansible.playbook.task import Task
 from ansible.utils.display import Display
 
 from ansible_collections.gpusmith.numa_gate.tests.unit import ansible_run
+from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.action import in_process
 from ansible_collections.gpusmith.numa_gate.plugins.action import kube_node as action_file
 from ansible_collections.gpusmith.numa_gate.plugins.modules import kube_node as module_file
 
-REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
-if os.path.join(REPO, "tests", "doubles") not in sys.path:
-    sys.path.insert(0, os.path.join(REPO, "tests", "doubles"))
-
-from apiserver import server  # noqa: E402 pylint: disable=wrong-import-position,import-error
 
 
 @pytest.fixture(name="double")
 def fixture_double():
-    started = server.ApiServerDouble().start()
-    try:
+    with in_process.api_double() as started:
         yield started
-    finally:
-        started.stop()
 
 
 @pytest.fixture(name="kubeconfig")
@@ -53,15 +43,7 @@ def adhoc(module, args, tmp_path, check=False):
 
 
 def run_in_process(args, check_mode=False):
-    task = Task()
-    task.action = "gpusmith.numa_gate.kube_node"
-    task.args = args
-    task.check_mode = check_mode
-    connection = mock.MagicMock()
-    action = action_file.ActionModule(task, connection, mock.MagicMock(), mock.MagicMock(), mock.MagicMock(), None)
-    result = action.run(task_vars={})
-    assert not connection.exec_command.called
-    return result
+    return in_process.run(action_file, args, check_mode)
 
 
 def test_drain_through_ansible_prints_progress_while_it_waits(double, kubeconfig, tmp_path):

@@ -2,19 +2,12 @@
 (tests/doubles/apiserver) whose node proxy forwards to a small kubelet /metrics endpoint served here."""
 
 import http.server
-import os
-import sys
 import threading
-from unittest import mock
 
 import pytest
 
-from ansible.playbook.task import Task
-
-from ansible_collections.gpusmith.numa_gate.plugins.action.kubelet_metrics_info import ActionModule
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "doubles"))
-from apiserver.server import ApiServerDouble  # noqa: E402  pylint: disable=wrong-import-position,import-error
+from ansible_collections.gpusmith.numa_gate.plugins.action import kubelet_metrics_info
+from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.action import in_process
 
 TEXT = {"body": ""}
 
@@ -44,24 +37,19 @@ class _Kubelet(http.server.BaseHTTPRequestHandler):
 def cluster(tmp_path):
     kubelet = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Kubelet)
     threading.Thread(target=kubelet.serve_forever, daemon=True).start()
-    api = ApiServerDouble().start()
-    api.add_node("gpu-1", kubelet_url="http://127.0.0.1:%d" % kubelet.server_address[1])
-    kubeconfig = str(tmp_path / "kubeconfig")
-    api.write_kubeconfig(kubeconfig)
-    yield kubeconfig
-    api.stop()
-    kubelet.shutdown()
+    try:
+        with in_process.api_double() as api:
+            api.add_node("gpu-1", kubelet_url="http://127.0.0.1:%d" % kubelet.server_address[1])
+            kubeconfig = str(tmp_path / "kubeconfig")
+            api.write_kubeconfig(kubeconfig)
+            yield kubeconfig
+    finally:
+        kubelet.shutdown()
+        kubelet.server_close()
 
 
 def run(args):
-    task = Task()
-    task.action = "gpusmith.numa_gate.kubelet_metrics_info"
-    task.args = args
-    connection = mock.MagicMock()
-    action = ActionModule(task, connection, mock.MagicMock(), mock.MagicMock(), mock.MagicMock(), None)
-    result = action.run(task_vars={})
-    assert not connection.exec_command.called
-    return result
+    return in_process.run(kubelet_metrics_info, args)
 
 
 def test_two_scrapes_with_a_reset_between(cluster):

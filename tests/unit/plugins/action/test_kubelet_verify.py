@@ -8,23 +8,15 @@ import http.server
 import json
 import os
 import subprocess
-import sys
 import threading
-from unittest import mock
 
 import pytest
 
-from ansible.playbook.task import Task
-
 from ansible_collections.gpusmith.numa_gate.tests.unit import ansible_run
+from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.action import in_process
 from ansible_collections.gpusmith.numa_gate.plugins.action import kubelet_verify as action_file
 from ansible_collections.gpusmith.numa_gate.plugins.modules import kubelet_verify as module_file
 
-REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
-if os.path.join(REPO, "tests", "doubles") not in sys.path:
-    sys.path.insert(0, os.path.join(REPO, "tests", "doubles"))
-
-from apiserver import server  # noqa: E402 pylint: disable=wrong-import-position,import-error
 
 CONFIGZ = {"kind": "KubeletConfiguration", "apiVersion": "kubelet.config.k8s.io/v1beta1", "cpuManagerPolicy": "static",
            "topologyManagerPolicy": "single-numa-node", "reservedMemory": [{"numaNode": 0, "limits": {"memory": "1024Mi"}}],
@@ -49,12 +41,11 @@ class _Kubelet(http.server.BaseHTTPRequestHandler):
 def fixture_double():
     kubelet = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Kubelet)
     threading.Thread(target=kubelet.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-    started = server.ApiServerDouble().start()
-    started.add_node("n1", kubelet_url="http://127.0.0.1:%d" % kubelet.server_address[1])
     try:
-        yield started
+        with in_process.api_double() as started:
+            started.add_node("n1", kubelet_url="http://127.0.0.1:%d" % kubelet.server_address[1])
+            yield started
     finally:
-        started.stop()
         kubelet.shutdown()
         kubelet.server_close()
 
@@ -65,15 +56,7 @@ def fixture_kubeconfig(double, tmp_path):
 
 
 def run_in_process(args, check_mode=False):
-    task = Task()
-    task.action = "gpusmith.numa_gate.kubelet_verify"
-    task.args = args
-    task.check_mode = check_mode
-    connection = mock.MagicMock()
-    action = action_file.ActionModule(task, connection, mock.MagicMock(), mock.MagicMock(), mock.MagicMock(), None)
-    result = action.run(task_vars={})
-    assert not connection.exec_command.called
-    return result
+    return in_process.run(action_file, args, check_mode)
 
 
 def test_verify_through_ansible_prints_progress_and_returns_configz_masked(kubeconfig, tmp_path):

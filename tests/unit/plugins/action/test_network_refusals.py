@@ -8,25 +8,16 @@ and the hostile servers of the _transition tests (hostile.py, real sockets on 12
 
 from __future__ import annotations
 
-import os
-import sys
 import time
-from unittest import mock
 
 import pytest
-
-from ansible.playbook.task import Task
 
 from ansible_collections.gpusmith.numa_gate.plugins.action import kube_node, kubelet_metrics_info, kubelet_verify
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import transport
 from ansible_collections.gpusmith.numa_gate.tests.unit import tree_state
+from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.action import in_process
 from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._transition import hostile
 
-REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
-if os.path.join(REPO, "tests", "doubles") not in sys.path:
-    sys.path.insert(0, os.path.join(REPO, "tests", "doubles"))
-
-from apiserver import server  # noqa: E402 pylint: disable=wrong-import-position,import-error
 
 ACTIONS = {"kube_node": kube_node, "kubelet_verify": kubelet_verify, "kubelet_metrics_info": kubelet_metrics_info}
 SUBDOMAIN = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end "
@@ -36,22 +27,12 @@ SUBDOMAIN = ("a lowercase RFC 1123 subdomain must consist of lower case alphanum
 
 @pytest.fixture(name="double")
 def fixture_double():
-    started = server.ApiServerDouble().start()
-    try:
+    with in_process.api_double() as started:
         yield started
-    finally:
-        started.stop()
 
 
 def run(name, args):
-    task = Task()
-    task.action = "gpusmith.numa_gate." + name
-    task.args = args
-    connection = mock.MagicMock()
-    action = ACTIONS[name].ActionModule(task, connection, mock.MagicMock(), mock.MagicMock(), mock.MagicMock(), None)
-    result = action.run(task_vars={})
-    assert not connection.exec_command.called
-    return result
+    return in_process.run(ACTIONS[name], args)
 
 
 @pytest.mark.parametrize("name, extra", [("kube_node", {"state": "cordoned"}), ("kube_node", {"state": "drained"}),

@@ -6,21 +6,16 @@ fails (its log tail in the error), one that runs past the timeout (deleted, noth
 
 from __future__ import annotations
 
-import os
-import sys
 import threading
 import time
-from unittest import mock
 
 import pytest
 
-from ansible.playbook.task import Task
-
 from ansible_collections.gpusmith.numa_gate.plugins.action import service_load as action_file
+from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.action import in_process
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "doubles"))
-from apiserver import jobs  # noqa: E402  pylint: disable=wrong-import-position,import-error
-from apiserver.server import ApiServerDouble  # noqa: E402  pylint: disable=wrong-import-position,import-error
+# The double's package is importable once in_process has put tests/doubles on sys.path.
+from apiserver import jobs  # noqa: E402  pylint: disable=wrong-import-position,import-error,wrong-import-order
 
 MANIFEST = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "load-baseline-1", "namespace": "default"},
             "spec": {"backoffLimit": 0, "template": {"spec": {
@@ -32,12 +27,9 @@ JOBS = "/apis/batch/v1/namespaces/default/jobs"
 
 @pytest.fixture(name="double")
 def fixture_double():
-    started = ApiServerDouble(controllers=True).start()
-    started.add_node("node-1")
-    try:
+    with in_process.api_double(controllers=True) as started:
+        started.add_node("node-1")
         yield started
-    finally:
-        started.stop()
 
 
 @pytest.fixture(name="kubeconfig")
@@ -46,15 +38,7 @@ def fixture_kubeconfig(double, tmp_path):
 
 
 def run_in_process(args):
-    task = Task()
-    task.action = "gpusmith.numa_gate.service_load"
-    task.args = args
-    task.check_mode = False
-    connection = mock.MagicMock()
-    action = action_file.ActionModule(task, connection, mock.MagicMock(), mock.MagicMock(), mock.MagicMock(), None)
-    result = action.run(task_vars={})
-    assert not connection.exec_command.called
-    return result
+    return in_process.run(action_file, args)
 
 
 def _job_pods(double):
