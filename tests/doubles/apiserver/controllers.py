@@ -27,10 +27,8 @@ pods spread on two nodes lets both nodes drain one after the other.
 """
 
 import copy
-import random
-import threading
 
-from apiserver import objects
+from apiserver import follower, objects
 from apiserver import status as api_status
 from apiserver import store as api_store
 
@@ -69,40 +67,19 @@ def replacement(deleted, node_name, suffix, total_nodes):
     return pod
 
 
-class ReplicaSetController:
+class ReplicaSetController(follower.EventFollower):
     """A thread following the store's event log and replacing a ReplicaSet's deleted pods."""
 
     def __init__(self, store, rng=None):
-        self.store = store
-        self.rng = rng or random.Random()
+        super().__init__(store, rng)
         self.created = []
-        self._seen = len(store.events)
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
 
-    def start(self):
-        """Start following the event log."""
-        self._thread.start()
-        return self
-
-    def stop(self):
-        """Stop, and wait for the thread."""
-        self._stop.set()
-        with self.store.cond:
-            self.store.cond.notify_all()
-        self._thread.join(timeout=5)
-
-    def _run(self):
-        while not self._stop.is_set():
-            with self.store.cond:
-                if self._seen >= len(self.store.events):
-                    self.store.cond.wait(timeout=0.2)
-                events, self._seen = self.store.events[self._seen:], len(self.store.events)
-                for dummy, resource, event, obj in events:
-                    if resource == "pods" and (event == "DELETED" or not objects.is_pod_active(obj)):
-                        self._replace(obj)
-                if events:
-                    self._schedule_pending()
+    def handle(self, events):
+        """manageReplicas for each pod that went, then the scheduler's pass over what is pending."""
+        for dummy, resource, event, obj in events:
+            if resource == "pods" and (event == "DELETED" or not objects.is_pod_active(obj)):
+                self._replace(obj)
+        self._schedule_pending()
 
     def _schedule_pending(self):
         pods = self.store.list("pods")[0]

@@ -38,12 +38,10 @@ garbage collector would do, for a double that runs no containers.
 """
 
 import copy
-import random
-import threading
 import time
 import uuid
 
-from apiserver import controllers, objects
+from apiserver import controllers, follower, objects
 from apiserver import status as api_status
 from apiserver import store as api_store
 
@@ -204,41 +202,19 @@ def is_finished(job):
     return any(c.get("type") in ("Complete", "Failed") and c.get("status") == "True" for c in (job.get("status") or {}).get("conditions") or [])
 
 
-class JobController:
+class JobController(follower.EventFollower):
     """A thread following the store's event log: the Job controller's pods and the garbage collector's deletions."""
 
-    def __init__(self, store, rng=None):
-        self.store = store
-        self.rng = rng or random.Random()
-        self._seen = len(store.events)
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
+    def before_batch(self):
+        """Deletions whose grace period has passed are carried out first (the kubelet's part, for the Job's pods)."""
+        self.store.reap()
 
-    def start(self):
-        """Start following the event log."""
-        self._thread.start()
-        return self
-
-    def stop(self):
-        """Stop, and wait for the thread."""
-        self._stop.set()
-        with self.store.cond:
-            self.store.cond.notify_all()
-        self._thread.join(timeout=5)
-
-    def _run(self):
-        while not self._stop.is_set():
-            with self.store.cond:
-                if self._seen >= len(self.store.events):
-                    self.store.cond.wait(timeout=0.2)
-                self.store.reap()
-                touched = len(self.store.events) > self._seen
-                self._seen = len(self.store.events)
-                if touched:
-                    collect(self.store)
-                    for job in self.store.list("jobs")[0]:
-                        self._sync(job)
-                    self._seen = len(self.store.events)
+    def handle(self, events):
+        """The garbage collector's pass, then syncJob for every Job; its own writes do not wake it again."""
+        collect(self.store)
+        for job in self.store.list("jobs")[0]:
+            self._sync(job)
+        self.skip_own_events()
 
     def _sync(self, job):
         """manageJob for one pod: create it when none is active, nothing is finished and the Job is not being deleted."""
