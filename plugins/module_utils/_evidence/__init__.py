@@ -22,4 +22,7 @@ Import the submodules explicitly; this file holds only this map.
 - ``service_query``: `query_window`, `instant_query`, `fetch_metrics_text` (a window from a Prometheus server's HTTP API).
 - ``service_checks``: `comparability` (refusals and warnings).  ``service_stats``: `spread`, `difference`.
 - ``service_objectives``: `check_objective`, `validate`.  ``service_compare``: `compare` (baseline against canary, the state).
+- ``canary``: `manifest`, `qos_problems`, `admission` (the allocation canary and its admission by layer).
+- ``sources``: `SOURCES`, the list of evidence sources the record iterates; ``compose``: `compose` (the placement_evidence
+  fact from the role's task results); ``composition/<source>.py``: how each source's task result becomes evidence.
 """

@@ -21,7 +21,7 @@ from __future__ import annotations
 import copy
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _quantity
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.errors import RecordError
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.nodefs import EvidenceError
 
 IMAGE = "registry.k8s.io/pause:3.9"
 MANIFEST_KEYS = ("name", "namespace", "node", "pool_selector", "image", "pod_cpu", "pod_memory", "main_cpu", "main_memory", "sidecars",
@@ -38,7 +38,7 @@ def _params(params):
     params = dict(params or {})
     unknown = sorted(set(params) - set(MANIFEST_KEYS))
     if unknown:
-        raise RecordError("canary: unknown parameters %s (known: %s)" % (", ".join(unknown), ", ".join(MANIFEST_KEYS)), keys=unknown)
+        raise EvidenceError("canary: unknown parameters %s (known: %s)" % (", ".join(unknown), ", ".join(MANIFEST_KEYS)), keys=unknown)
     return dict(DEFAULTS, **{key: value for key, value in params.items() if value is not None})
 
 
@@ -55,7 +55,7 @@ def manifest(params=None):
     if values["workload"] is not None:
         pod = copy.deepcopy(values["workload"])
         if not isinstance(pod, dict) or pod.get("kind") != "Pod":
-            raise RecordError("canary: workload must be a Pod manifest (kind Pod), got %r" % (pod.get("kind") if isinstance(pod, dict) else pod,))
+            raise EvidenceError("canary: workload must be a Pod manifest (kind Pod), got %r" % (pod.get("kind") if isinstance(pod, dict) else pod,))
         spec = pod.setdefault("spec", {})
         spec["nodeSelector"] = dict(spec.get("nodeSelector") or {}, **_selector(values))
         meta = pod.setdefault("metadata", {})
@@ -79,14 +79,14 @@ def _millicpu(value, where):
     try:
         return _quantity.to_millicpu(str(value))
     except _quantity.QuantityError as exc:
-        raise RecordError("canary: %s: %s" % (where, exc)) from exc
+        raise EvidenceError("canary: %s: %s" % (where, exc)) from exc
 
 
 def _bytes(value, where):
     try:
         return _quantity.to_bytes(str(value))
     except _quantity.QuantityError as exc:
-        raise RecordError("canary: %s: %s" % (where, exc)) from exc
+        raise EvidenceError("canary: %s: %s" % (where, exc)) from exc
 
 
 def _equal(resources, what):

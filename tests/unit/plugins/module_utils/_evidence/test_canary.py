@@ -1,11 +1,11 @@
-"""The allocation canary (_record/canary.py): the report's manifest exactly, Guaranteed QoS checked before sending, admission by layer."""
+"""The allocation canary (_evidence/canary.py): the report's manifest exactly, Guaranteed QoS checked before sending, admission by layer."""
 
 import copy
 
 import pytest
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import canary
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.errors import RecordError
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import canary
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.nodefs import EvidenceError
 
 
 def test_the_reports_canary():
@@ -90,10 +90,10 @@ def test_admission_by_layer():
 
 
 def test_bad_parameters():
-    with pytest.raises(RecordError, match=r"^canary: unknown parameters cpu \(known: name, namespace, "):
+    with pytest.raises(EvidenceError, match=r"^canary: unknown parameters cpu \(known: name, namespace, "):
         canary.manifest({"cpu": 4})
-    with pytest.raises(RecordError, match=r"^canary: workload must be a Pod manifest \(kind Pod\), got 'Deployment'$"):
+    with pytest.raises(EvidenceError, match=r"^canary: workload must be a Pod manifest \(kind Pod\), got 'Deployment'$"):
         canary.manifest({"workload": {"kind": "Deployment"}})
     pod = canary.manifest({"pod_cpu": "four"})
-    with pytest.raises(RecordError, match=r"^canary: pod \.spec\.resources requests\.cpu: "):
+    with pytest.raises(EvidenceError, match=r"^canary: pod \.spec\.resources requests\.cpu: "):
         canary.qos_problems(pod)
