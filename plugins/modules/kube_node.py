@@ -13,7 +13,7 @@ author: GPU Smith (@gpusmith)
 extends_documentation_fragment:
   - gpusmith.numa_gate.kube_api
   - gpusmith.numa_gate.kube_api.node
-  - gpusmith.numa_gate.transition_journal.controller
+  - gpusmith.numa_gate.transition_journal
 description:
   - Sets one node's scheduling state through the Kubernetes API from the controller, as C(kubectl cordon),
     C(kubectl drain) and C(kubectl uncordon) do (k8s.io/kubectl pkg/drain), without shelling out to kubectl.
@@ -106,6 +106,12 @@ notes:
     deletion is awaited by UID, and the drain reports progress while it waits.
   - "Progress lines look like C(drain node-a: 3 pods left (web-1, web-2, db-0), 25s of 300s; blocked by PDB
     db-pdb (allows 0 disruptions))."
+  - With O(journal) (and not in check mode) the events are written on the node, each fsynced. O(state=drained) writes
+    O(journal.events) and the drain's C(started) before it evicts anything; its C(finished) is for the caller to pass
+    to the next node-side step. O(state=uncordoned) writes O(journal.events) and the uncordon's C(finished) once the API
+    has taken it. O(state=cordoned) writes nothing, since a run killed right after the cordon's PATCH must leave no
+    cordon event; the cordon's C(finished) goes with the drain's O(journal.events). A task that fails records nothing
+    after its API work.
 """
 
 EXAMPLES = r"""
