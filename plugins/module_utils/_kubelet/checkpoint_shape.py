@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Field types and CPU sets of a checkpoint, checked before anything reads a value out of it.
 
-Public: `top_problem(kind, document, version)`, `data_problem(kind, payload)`, `cpuset_problem(source)`.
+Public: `top_problem(kind, document, version)`, `data_problem(kind, payload)`, `cpuset_problem(source)`, `field(source, key)`.
 
 The kubelet decodes a checkpoint with ``json.Unmarshal`` into its Go structs
 (``checkpoint_types``): a field of the wrong JSON type (``entries`` a list, ``policyName`` a number,
@@ -52,7 +52,8 @@ def data_problem(kind, payload):
     return _decode(_DATA[kind], payload, "%s data" % _FILES[kind])
 
 
-def _get(source, key):
+def field(source, key):
+    """``source[key]`` as encoding/json finds it: the exact key, else one equal ignoring case; None when absent."""
     if key in source:
         return source[key]
     for name, value in source.items():
@@ -71,11 +72,11 @@ def _parse_problem(text):
 
 def cpuset_problem(source):
     """The kubelet's cpuset parse failure for ``defaultCpuSet`` and the container entries of ``source`` (types checked), or None."""
-    default = _get(source, "defaultCpuSet") or ""
+    default = field(source, "defaultCpuSet") or ""
     problem = _parse_problem(default)
     if problem:
         return "could not parse default cpu set %s: %s" % (json.dumps(default), problem)
-    for pod, containers in sorted((_get(source, "entries") or {}).items()):
+    for pod, containers in sorted((field(source, "entries") or {}).items()):
         for container, cpus in sorted((containers or {}).items()):
             problem = _parse_problem(cpus)
             if problem:
