@@ -10,6 +10,8 @@ module: artifacts
 short_description: Write a host's artifacts into one folder on the controller, in one task
 version_added: 0.1.0
 author: GPU Smith (@gpusmith)
+extends_documentation_fragment:
+  - gpusmith.numa_gate.controller
 description:
   - Writes every file of O(files) into the folder O(dest) on the controller in one task, whatever host the
     task runs for; the roles of this collection write their artifacts (facts, locality oracle, plan, rendered
@@ -52,19 +54,12 @@ options:
         checked as O(host) is.
     type: str
 attributes:
-  action:
-    support: full
-    description: Runs on the controller only.
   check_mode:
     support: full
     description: Reports which files would change and writes nothing.
   diff_mode:
     support: full
     description: One diff per file that changes.
-  platform:
-    description: Runs on the controller, a POSIX host.
-    support: full
-    platforms: posix
 seealso:
   - module: ansible.builtin.copy
 notes:

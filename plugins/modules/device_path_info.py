@@ -13,6 +13,8 @@ author: GPU Smith (@gpusmith)
 extends_documentation_fragment:
   - gpusmith.numa_gate.kube_api
   - gpusmith.numa_gate.kube_api.node
+  - gpusmith.numa_gate.controller
+  - gpusmith.numa_gate.controller.read_only
 description:
   - Reads, from the controller through the API server, what places devices on one node - the NVIDIA device plugin's
     pod on it, a DRA driver's kubelet plugin pod and the node's C(ResourceSlice)s (C(resource.k8s.io/v1)), the SR-IOV
@@ -61,20 +63,6 @@ options:
       - An empty list reads no pod for that role.
     type: dict
     default: {}
-attributes:
-  action:
-    support: full
-    description: Runs on the controller only, as an action plugin; the module file holds its documentation.
-  check_mode:
-    support: full
-    description: It only reads, so it runs the same in check mode.
-  diff_mode:
-    support: none
-    description: Nothing changes; no diff.
-  platform:
-    description: Runs on the controller, a POSIX host.
-    support: full
-    platforms: posix
 seealso:
   - module: gpusmith.numa_gate.pod_resources_info
   - module: gpusmith.numa_gate.topology_facts

@@ -14,6 +14,7 @@ extends_documentation_fragment:
   - gpusmith.numa_gate.kube_api
   - gpusmith.numa_gate.kube_api.node
   - gpusmith.numa_gate.transition_journal
+  - gpusmith.numa_gate.controller
 description:
   - Sets one node's scheduling state through the Kubernetes API from the controller, as C(kubectl cordon),
     C(kubectl drain) and C(kubectl uncordon) do (k8s.io/kubectl pkg/drain), without shelling out to kubectl.
@@ -85,19 +86,12 @@ options:
     type: bool
     default: false
 attributes:
-  action:
-    support: full
-    description: Runs on the controller only, as an action plugin; the module file holds its documentation.
   check_mode:
     support: full
     description: Sends no write request; reports whether it would cordon and which pods it would evict.
   diff_mode:
     support: none
     description: Nothing to compare; no diff.
-  platform:
-    description: Runs on the controller, a POSIX host.
-    support: full
-    platforms: posix
 seealso:
   - module: kubernetes.core.k8s_drain
   - module: gpusmith.numa_gate.kubelet_verify

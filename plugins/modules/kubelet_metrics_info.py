@@ -13,6 +13,8 @@ author: GPU Smith (@gpusmith)
 extends_documentation_fragment:
   - gpusmith.numa_gate.kube_api
   - gpusmith.numa_gate.kube_api.node
+  - gpusmith.numa_gate.controller
+  - gpusmith.numa_gate.controller.read_only
 description:
   - Runs on the controller (an action plugin) and reads C(/api/v1/nodes/<node>/proxy/metrics) with the C(kubernetes) Python client.
   - Keeps C(resource_manager_allocations_total), C(resource_manager_allocation_errors_total),
@@ -27,16 +29,6 @@ options:
       - An earlier C(scrape) of the same node. It is checked before any request (a number C(timestamp), C(samples) each
         with a C(name), C(labels) of strings, a number C(value) and a C(type)); a scrape of another node is refused.
     type: dict
-attributes:
-  check_mode:
-    description: Reads only.
-    support: full
-  diff_mode:
-    description: Changes nothing.
-    support: none
-  action:
-    description: Runs on the controller.
-    support: full
 """
 
 EXAMPLES = r"""

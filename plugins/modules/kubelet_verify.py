@@ -13,6 +13,8 @@ author: GPU Smith (@gpusmith)
 extends_documentation_fragment:
   - gpusmith.numa_gate.kube_api
   - gpusmith.numa_gate.kube_api.node
+  - gpusmith.numa_gate.controller
+  - gpusmith.numa_gate.controller.read_only
 description:
   - Waits until the node is Ready and its kubelet healthy without a break for O(stable_s) seconds, within
     O(timeout), then reads the kubelet's C(/configz) and compares it with O(expect). Everything goes through the
@@ -53,20 +55,6 @@ options:
       - Seconds between two looks; a progress line is printed at each.
     type: float
     default: 2
-attributes:
-  action:
-    support: full
-    description: Runs on the controller only, as an action plugin; the module file holds its documentation.
-  check_mode:
-    support: full
-    description: It only reads, so it runs the same in check mode.
-  diff_mode:
-    support: none
-    description: Nothing to compare; no diff.
-  platform:
-    description: Runs on the controller, a POSIX host.
-    support: full
-    platforms: posix
 seealso:
   - module: gpusmith.numa_gate.kube_node
 notes:

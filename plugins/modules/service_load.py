@@ -12,6 +12,7 @@ version_added: 0.1.0
 author: GPU Smith (@gpusmith)
 extends_documentation_fragment:
   - gpusmith.numa_gate.kube_api
+  - gpusmith.numa_gate.controller
 description:
   - Runs on the controller (an action plugin). One run of one window of a service comparison; the role
     C(gpusmith.numa_gate.service_comparison) runs it for each window, sides interleaved, between two reads of
@@ -77,9 +78,6 @@ attributes:
   diff_mode:
     description: Changes no configuration.
     support: none
-  action:
-    description: Runs on the controller.
-    support: full
 """
 
 EXAMPLES = r"""

@@ -10,6 +10,9 @@ module: service_window
 short_description: Read a measured window of a serving process, from its own /metrics or from Prometheus
 version_added: 0.1.0
 author: GPU Smith (@gpusmith)
+extends_documentation_fragment:
+  - gpusmith.numa_gate.controller
+  - gpusmith.numa_gate.controller.read_only
 description:
   - Runs on the controller (an action plugin); reads only.
   - With O(metrics_url), one GET of the service's C(/metrics), stamped with the controller's clock and trimmed to the compared
@@ -60,16 +63,6 @@ options:
     description: The most bytes read from one answer; a larger answer fails naming the bound.
     type: int
     default: 4194304
-attributes:
-  check_mode:
-    description: Reads only.
-    support: full
-  diff_mode:
-    description: Changes nothing.
-    support: none
-  action:
-    description: Runs on the controller.
-    support: full
 """
 
 EXAMPLES = r"""
