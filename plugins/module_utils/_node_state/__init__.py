@@ -17,6 +17,7 @@
 - ``journal``: `append`, `read`, `summary` (a transition's steps, fsynced per event, checked whole before an append).
 - ``journal_lines``: what one journal line is (`parse`, `time_problem`).
 - ``locks``: `hold`, `lock_file` (bounded ``flock``).
+- ``rehearsals``: `read`, `write` (the check kept after a rehearsed rollback, ``transitions/<id>/rehearsal.json``).
 - ``restore_plan``: `touched`, `plan`, `apply` (every backup checked before the first file is put back).
 - ``transitions``: `open_transition` (under a lock), `close`, `folder`, `journal_path`, `current`.
 """

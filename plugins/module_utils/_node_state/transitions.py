@@ -4,7 +4,7 @@
 
 Public: `CURRENT`, `LOCK`, `open_transition(root, state_dir, target, new_id)`, `close(root, state_dir, transition_id)`,
 `folder(root, state_dir, transition_id)`, `journal_path(root, state_dir, transition_id)`, `current(root, state_dir)`,
-`check_id(transition_id)`, `check_target(pointer, target)`.
+`check_id(transition_id)`, `check_target(pointer, target)`, `ids(root, state_dir)`.
 
 ``<state_dir>/transitions/<id>/`` holds a transition's backups and its journal
 (``journal.jsonl``); ``<state_dir>/transitions/current`` names the open one and its target
@@ -127,3 +127,15 @@ def close(root, state_dir, transition_id):
 def journal_path(root, state_dir, transition_id):
     """Where transition ``transition_id`` keeps its journal."""
     return os.path.join(folder(root, state_dir, transition_id), journal.JOURNAL)
+
+
+def ids(root, state_dir):
+    """The ids of every transition folder on the node, sorted: plain names only, never a symlink, ``current`` or the lock."""
+    parent = confine.transitions_folder(root, state_dir)
+    found = []
+    for name in sorted(os.listdir(parent)) if os.path.isdir(parent) else []:
+        path = os.path.join(parent, name)
+        if name in (CURRENT, LOCK) or not _ID.match(name) or os.path.islink(path) or not os.path.isdir(path):
+            continue
+        found.append(name)
+    return found

@@ -3,7 +3,7 @@
 """A node's transition record: its steps with their times, and each file it touched, before and after.
 
 Public: `SCHEMA_VERSION`, `OUTCOMES`, `build(transition_id, entries, files, pointer=None, node=None, target=None, notes=())`,
-`event_time(at)`, `journal_target(entries)`, `ends(entries)`.
+`event_time(at)`, `journal_target(entries)`, `ends(entries)`, `summary(record)`, `SUMMARY_KEYS`.
 
 Pure: the caller reads the node (the journal's entries as ``_node_state.journal.read`` returns
 them, the open transition's pointer, each touched file's backup record and sha256 now) and
@@ -188,3 +188,11 @@ def build(transition_id, entries, files, pointer=None, node=None, target=None, n
         "files": [_file(item) for item in files],
         "notes": notes,
     }
+
+
+SUMMARY_KEYS = ("transition", "target", "outcome", "open", "opened", "closed", "duration_s", "failed_steps")
+
+
+def summary(built):
+    """The few values of a record that a list of a node's transitions shows (`SUMMARY_KEYS`): id, target, outcome, times."""
+    return {key: built.get(key) for key in SUMMARY_KEYS}
