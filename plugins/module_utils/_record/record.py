@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The acceptance record of one node (devices, locality, configuration, allocations, placement), assembled from the evidence (pure).
 
-Public: `build`, `SCHEMA_VERSION`, `INPUT_KEYS`, `cpu_roles`, `device_identities`.
+Public: `build`, `SCHEMA_VERSION`, `input_keys`, `cpu_roles`, `device_identities`.
 
 `build(topology, host, inputs)` returns a JSON-ready dict (documented in docs/acceptance-record.md):
 versions, device identities, the node's topology, the locality oracle with its disagreements, the
@@ -12,11 +12,17 @@ reservation slack, the operator's attestations and the verdict with its reasons.
 allocations, findings and a canary the record is ``mode: topology`` (what `make plan` writes): the same
 shape, the evidence fields null, and a verdict of defer that says so. Nothing here reads a clock
 or a file: ``generated_at`` is given, or null.
+
+The evidence inputs are the sources of `_evidence.sources.SOURCES`, iterated, not listed here: a
+source is shown under its name (``record: "key"``) or among the attestations (``"attestation"``),
+its presence makes the record full when it is canary evidence (``full``), and the verdict is given
+every gated one. The record's own inputs are versions, plan, slack, policy, previous and generated_at.
 """
 
 from __future__ import annotations
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _cpulist
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import sources as _sources
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan import locality
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import configdiff
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import shapes
@@ -24,19 +30,23 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.errors import RecordError
 
 SCHEMA_VERSION = 1
-INPUT_KEYS = ("versions", "plan", "baseline_config", "target_config", "allocations", "findings", "canary", "metrics", "slack",
-              "configuration", "service_objectives", "rollback", "policy", "previous", "generated_at", "device_path")
 _GPU_KEYS = ("index", "uuid", "pci_address", "name", "numa_node", "numa_source", "sysfs_numa_node", "local_cpus")
 _NIC_KEYS = ("name", "pci_address", "driver", "numa_node", "numa_source", "sysfs_numa_node", "local_cpus", "rdma_devices", "virtual_function")
 
 
+def input_keys():
+    """The record's inputs: its own and one per evidence source (`shapes.input_keys`)."""
+    return shapes.input_keys()
+
+
 def _inputs(inputs):
+    known = input_keys()
     if inputs is not None and not isinstance(inputs, dict):
-        raise RecordError("acceptance record: inputs must be a mapping of %s, got %s" % (", ".join(INPUT_KEYS), type(inputs).__name__))
+        raise RecordError("acceptance record: inputs must be a mapping of %s, got %s" % (", ".join(known), type(inputs).__name__))
     inputs = dict(inputs or {})
-    unknown = sorted(set(inputs) - set(INPUT_KEYS), key=str)
+    unknown = sorted(set(inputs) - set(known), key=str)
     if unknown:
-        raise RecordError("acceptance record: unknown inputs %s (known: %s)" % (", ".join(str(key) for key in unknown), ", ".join(INPUT_KEYS)),
+        raise RecordError("acceptance record: unknown inputs %s (known: %s)" % (", ".join(str(key) for key in unknown), ", ".join(known)),
                           keys=unknown)
     return shapes.check_inputs(inputs)
 
@@ -137,18 +147,16 @@ def build(topology, host, inputs=None):
     oracle = locality.build(topology)  # reads the facts through _facts.schema; a LocalityError names what is wrong
     versions = dict({"kubelet": None, "kernel": topology.get("kernel"), "driver": None, "node_image": None}, **(inputs.get("versions") or {}))
     allocations = inputs.get("allocations")
-    full = allocations is not None or inputs.get("findings") is not None or inputs.get("canary") is not None
+    full = any(inputs.get(source.name) is not None for source in _sources.SOURCES if source.full)
     canary = _canary(inputs)
     findings = list(inputs.get("findings") or []) + list((allocations or {}).get("findings") or []) + _canary_findings(inputs, canary)
     reserved, reserved_source = _reserved(inputs.get("plan"), inputs.get("target_config"))
     baseline, target = inputs.get("baseline_config"), inputs.get("target_config")
     plan = inputs.get("plan")
     evidence = {"versions": versions, "devices": device_identities(topology), "has_gpus": bool(topology.get("gpus")), "oracle": oracle,
-                "placement": {"findings": findings} if full else None, "admission": (canary or {}).get("admission"),
-                "configuration": inputs.get("configuration"), "metrics": inputs.get("metrics"),
-                "service_objectives": inputs.get("service_objectives"), "rollback": inputs.get("rollback"),
-                "device_path": inputs.get("device_path")}
-    return {
+                "placement": {"findings": findings} if full else None, "admission": (canary or {}).get("admission")}
+    evidence.update((source.name, inputs.get(source.name)) for source in _sources.SOURCES if source.gate)
+    built = {
         "schema_version": SCHEMA_VERSION,
         "host": host,
         "generated_at": inputs.get("generated_at"),
@@ -161,14 +169,12 @@ def build(topology, host, inputs=None):
         "cpu_roles": dict(cpu_roles(topology, reserved, allocations, canary), reserved_source=reserved_source),
         "reservation": {key: plan.get(key) for key in ("reserved", "allocatable", "reasons", "warnings")} if plan else None,
         "config_diff": configdiff.diff(baseline, target) if baseline is not None and target is not None else None,
-        "allocations": allocations,
         "placement": {"findings": findings, "summary": _summary(findings)} if full else None,
         "canary": canary,
-        "metrics": inputs.get("metrics"),
         "slack": inputs.get("slack"),
-        "device_path": inputs.get("device_path"),
-        "attestations": {"configuration": inputs.get("configuration"), "service_objectives": inputs.get("service_objectives"),
-                         "rollback": inputs.get("rollback")},
+        "attestations": {source.name: inputs.get(source.name) for source in _sources.placements("attestation")},
         "verdict": _verdict.decide(evidence, inputs.get("policy"), _accepted(inputs.get("previous"))),
         "warnings": list(topology.get("warnings") or []),
     }
+    built.update((source.name, inputs.get(source.name)) for source in _sources.placements("key"))
+    return built

@@ -7,10 +7,15 @@ Public: `sections(record)` -> [(title, headers, rows)], every cell plain text (t
 The service comparison's sections (`service_table`: its summary, a table per latency metric, the
 runs) follow the kubelet metrics; the attestations row of ``service_objectives`` names its state and
 points there rather than repeating the comparison as JSON.
+
+An evidence source the record holds under its own key (`_evidence.sources`, ``record: "key"``) that
+has no reader here gets a section of its own before the attestations, titled by its ``title``: its
+value's items as rows. The sources with a reader are listed in `_READERS_BY_SOURCE`.
 """
 
 from __future__ import annotations
 
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import sources as _sources
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import escape
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import service_table
 
@@ -108,7 +113,8 @@ def _device_path(record):
     found = record.get("device_path")
     if found is None:
         return None
-    rows = [["version", "", key, _T(value)] for key, value in sorted((found.get("versions") or {}).items())]
+    rows = [["read", "failed", _T(found.get("node")), found["error"]]] if found.get("error") else []
+    rows += [["version", "", key, _T(value)] for key, value in sorted((found.get("versions") or {}).items())]
     rows += [[f["check"], f["result"], _T(f.get("subject")), f["message"]] for f in found["findings"]]
     return ["check", "result", "subject", "detail"], rows
 
@@ -149,6 +155,20 @@ def _reasons(record):
     return ["criterion", "effect", "reason"], [[r["criterion"], r["effect"], r["message"]] for r in record["verdict"]["reasons"]]
 
 
+def _source(name):
+    """A section for a source with no reader of its own: a mapping's items, a list's entries, or the value."""
+    def read(record):
+        found = record.get(name)
+        if found is None:
+            return None
+        if isinstance(found, dict):
+            return ["item", "value"], [[str(key), _T(value)] for key, value in sorted(found.items(), key=lambda item: str(item[0]))]
+        if isinstance(found, list):
+            return ["value"], [[_T(value)] for value in found]
+        return ["value"], [[_T(found)]]
+    return read
+
+
 _ORDER = (("Verdict reasons", _reasons), ("Versions", _versions), ("Device identities", _devices), ("NUMA nodes", _topology),
           ("Locality oracle", _locality), ("CPU roles", _roles), ("Planned reservation", _reservation), ("Config diff from the baseline", _config_diff),
           ("Canary", _canary), ("Reconciled allocations", _allocations), ("Placement evidence", _findings), ("Device path", _device_path),
@@ -156,10 +176,19 @@ _ORDER = (("Verdict reasons", _reasons), ("Versions", _versions), ("Device ident
           ("Reservation slack", _slack), ("Attestations", _attestations), ("Warnings", _warnings))
 
 
+_READERS_BY_SOURCE = {"allocations": _allocations, "metrics": _metrics, "device_path": _device_path}
+
+
+def _order():
+    others = tuple((source.title or source.name, _source(source.name)) for source in _sources.placements("key")
+                   if source.name not in _READERS_BY_SOURCE)
+    return _ORDER[:-2] + others + _ORDER[-2:]
+
+
 def sections(record):
     """[(title, headers, rows)] in page order; a section without evidence is (title, None, None)."""
     out = []
-    for title, reader in _ORDER:
+    for title, reader in _order():
         found = reader(record)
         out.append((title, None, None) if found is None else (title, found[0], found[1]))
         if reader is _metrics:

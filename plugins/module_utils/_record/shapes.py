@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _shapes as S
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import inputs as _evidence
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import sources as _sources
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.errors import RecordError
 
 _TEXT = S.Nullable(S.SCALAR)
@@ -58,7 +59,7 @@ SERVICE_RESULT = S.Fields("the service_comparison filter's result", {"state": S.
     "repetitions": S.Nullable(S.Fields("repetitions per side", {}, {"baseline": S.Nullable(S.COUNT), "canary": S.Nullable(S.COUNT)}))})
 ROLLBACK = S.Fields("a rollback attestation", {}, {"rehearsed": S.Nullable(S.BOOL), "detail": _TEXT})
 DEVICE_PATH = S.Fields("the device path (device_path_info)", {"findings": S.ListOf(_evidence.FINDING), "versions": _VERSIONS},
-                       {"summary": S.ANY, "node": _TEXT})
+                       {"summary": S.ANY, "node": _TEXT, "error": S.Nullable(S.STR)})
 ALLOCATIONS = S.Fields("the result of pod_allocations", {
     "scope": S.OneOf("pod", "container"), "pods": S.ListOf(_evidence.ALLOCATION),
     "node": S.Fields("pod_allocations' node", {"exclusive_cpus": S.STR, "exclusive_count": S.COUNT, "shared_pool": S.STR},
@@ -70,17 +71,40 @@ PLAN = S.Fields("a reservation plan (reservation_plan)", {}, {
     "reasons": S.Nullable(S.ListOf(S.STR)), "warnings": S.Nullable(S.ListOf(S.STR)), "allocatable": S.ANY})
 TARGET = S.Fields("a kubelet configuration", {}, {"reservedSystemCPUs": S.Nullable(S.STR)})
 PREVIOUS = S.Fields("a previous acceptance record", {}, {"verdict": S.Nullable(S.Fields("its verdict", {}, {"accepted": S.ANY}))})
-INPUTS = S.Fields("the acceptance record's inputs", {}, {
-    "versions": S.Nullable(_VERSIONS), "plan": S.Nullable(PLAN), "baseline_config": S.Nullable(S.MAPPING), "target_config": S.Nullable(TARGET),
-    "allocations": S.Nullable(ALLOCATIONS), "findings": S.Nullable(S.ListOf(_evidence.FINDING)), "canary": S.Nullable(CANARY_INPUT),
-    "metrics": S.Nullable(METRICS), "slack": S.Nullable(S.MapOf(S.ANY)), "configuration": S.Nullable(CONFIGURATION),
-    "service_objectives": S.Nullable(SERVICE), "rollback": S.Nullable(ROLLBACK), "policy": S.Nullable(S.MAPPING), "previous": S.ANY,
-    "generated_at": S.Nullable(S.STR), "device_path": S.Nullable(DEVICE_PATH)})
-EVIDENCE = S.Fields("the verdict's evidence", {}, {
-    "versions": S.Nullable(_VERSIONS), "devices": S.Nullable(S.ListOf(S.STR)), "has_gpus": S.ANY, "oracle": S.Nullable(ORACLE),
-    "placement": S.Nullable(PLACEMENT), "admission": S.Nullable(ADMISSION), "configuration": S.Nullable(CONFIGURATION),
-    "metrics": S.Nullable(METRICS), "service_objectives": S.Nullable(SERVICE), "rollback": S.Nullable(ROLLBACK),
-    "device_path": S.Nullable(DEVICE_PATH)})
+# The shapes of the evidence sources the record knows by name (`_evidence.sources.SOURCES`); a source not here brings its own
+# (`Source.shape`), else any value. The record's own inputs are in _OWN_INPUTS.
+SOURCE_SHAPES = {"versions": _VERSIONS, "baseline_config": S.MAPPING, "target_config": TARGET, "allocations": ALLOCATIONS,
+                 "findings": S.ListOf(_evidence.FINDING), "canary": CANARY_INPUT, "metrics": METRICS, "configuration": CONFIGURATION,
+                 "service_objectives": SERVICE, "rollback": ROLLBACK, "device_path": DEVICE_PATH}
+_OWN_INPUTS = {"versions": S.Nullable(_VERSIONS), "plan": S.Nullable(PLAN), "slack": S.Nullable(S.MapOf(S.ANY)), "policy": S.Nullable(S.MAPPING),
+               "previous": S.ANY, "generated_at": S.Nullable(S.STR)}
+_OWN_EVIDENCE = {"versions": S.Nullable(_VERSIONS), "devices": S.Nullable(S.ListOf(S.STR)), "has_gpus": S.ANY, "oracle": S.Nullable(ORACLE),
+                 "placement": S.Nullable(PLACEMENT), "admission": S.Nullable(ADMISSION)}
+
+
+def source_shape(source):
+    """The shape of one source's value (null always allowed)."""
+    return S.Nullable(SOURCE_SHAPES.get(source.name) or source.shape or S.ANY)
+
+
+def input_keys(sources=None):
+    """The record's input names in order: versions and plan, one per evidence source, then slack, policy, previous and generated_at."""
+    names = _sources.names(sources)
+    return ("versions", "plan") + tuple(name for name in names if name not in _OWN_INPUTS) + ("slack", "policy", "previous", "generated_at")
+
+
+def inputs_shape(sources=None):
+    """The record's inputs: its own and one per evidence source (`_evidence.sources.SOURCES`)."""
+    by_source = {source.name: source_shape(source) for source in (_sources.SOURCES if sources is None else sources)}
+    return S.Fields("the acceptance record's inputs", {}, {key: _OWN_INPUTS.get(key) or by_source[key] for key in input_keys(sources)})
+
+
+def evidence_shape(sources=None):
+    """The verdict's evidence: the record's composition (versions, devices, oracle, placement, admission) and each gated source."""
+    gated = {source.name: source_shape(source) for source in (_sources.SOURCES if sources is None else sources) if source.gate}
+    return S.Fields("the verdict's evidence", {}, dict(_OWN_EVIDENCE, **gated))
+
+
 ACCEPTED = S.Fields("the accepted values of a previous record", {}, {"versions": S.Nullable(_VERSIONS), "devices": S.Nullable(S.ListOf(S.STR)),
                                                                      "verdict": _TEXT, "device_path": S.Nullable(_VERSIONS)})
 
@@ -119,11 +143,11 @@ FLEET_RECORD = S.Fields("an acceptance record (acceptance_record)", {"host": S.S
 
 
 def check_inputs(inputs):
-    return S.check(inputs, S.Nullable(INPUTS), "inputs", RecordError) or {}
+    return S.check(inputs, S.Nullable(inputs_shape()), "inputs", RecordError) or {}
 
 
 def check_evidence(evidence):
-    return S.check(evidence, S.Nullable(EVIDENCE), "evidence", RecordError)
+    return S.check(evidence, S.Nullable(evidence_shape()), "evidence", RecordError)
 
 
 def check_service(service):

@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The verdict of one node by the collection's decision criteria (pure).
 
-Public: `decide`, `VERDICTS`, `WATCHED`, `POLICY_KEYS`, `EVIDENCE_KEYS`.
+Public: `decide`, `VERDICTS`, `WATCHED`, `POLICY_KEYS`, `evidence_keys`, `CRITERIA`.
 
 The criteria:
 
@@ -20,7 +20,15 @@ The device path (``device_path``, the device_path_info action's result): every f
 plugins and drivers it found are watched like the others: one that changed since the accepted record,
 one that is new or gone, or a device path not read now that was read when the node was accepted, is a
 revalidate. A record accepted before the device path was read has no versions for it, so the first
-reading of it is a change too. Not given at all, the device path decides nothing (no reason).
+reading of it is a change too. Not given at all (null: not asked, such as in check mode), the device
+path decides nothing (no reason). A read that failed (``error``: the action failed, such as the API
+refusing a list) is never silence: it defers, naming the error, and its versions are unknown (no
+change is claimed from them; a record accepted with a device path reads it as not read).
+
+The criteria of the evidence sources (`_evidence.sources.SOURCES`) run in the list's order: those
+gated ``always`` after locality, those gated ``canary`` after placement and admission, only with
+canary evidence. `CRITERIA` holds the ones written here, by source name; a source not here brings
+its own (``Source.reasons``), or decides nothing.
 
 Every criterion gives reasons, each ``{"criterion", "effect", "message"}``; the verdict is the
 strongest effect among them (defer > revalidate > restrict > adopt; ``info`` decides nothing).
@@ -37,6 +45,7 @@ from __future__ import annotations
 
 import fnmatch
 
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import sources as _sources
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import shapes
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.errors import RecordError
 
@@ -45,8 +54,7 @@ _STRENGTH = {"info": 0, "adopt": 1, "restrict": 2, "revalidate": 3, "defer": 4}
 # Values whose change since the accepted record asks for the contract again (driver, node image, device plugin, workload, plus the kubelet and kernel).
 WATCHED = ("kubelet", "kernel", "driver", "node_image", "device_plugin", "workload")
 POLICY_KEYS = ("unsupported", "supported", "restrict_to", "revalidated")
-EVIDENCE_KEYS = ("versions", "devices", "has_gpus", "oracle", "placement", "admission", "configuration", "metrics",
-                 "service_objectives", "rollback", "device_path")
+_OWN_EVIDENCE_KEYS = ("versions", "devices", "has_gpus", "oracle", "placement", "admission")
 ALLOCATIONS_METRIC = "resource_manager_allocations_total"
 ERRORS_METRIC = "resource_manager_allocation_errors_total"
 
@@ -217,16 +225,18 @@ def watched_values(versions, devices, device_path=None):
     """The values `decide` compares with the accepted record: the watched versions and the device identities, and the
     device path's versions when it was read (``device_path``: the device_path_info result, or None)."""
     found = {"versions": {key: versions.get(key) for key in WATCHED}, "devices": sorted(devices or [])}
-    if device_path is not None:
+    if device_path is not None and not device_path.get("error"):
         found["device_path"] = dict(device_path.get("versions") or {})
     return found
 
 
 def _device_path_reasons(device_path):
-    """Every device path finding that is not agreement defers, with its message."""
+    """A failed read defers naming its error; every device path finding that is not agreement defers, with its message."""
     if device_path is None:
         return []
-    return [_reason("device_path", "defer", "device path %s %s: %s" % (f["check"], "disagrees" if f["result"] == "disagree" else "unknown",
+    failed = [_reason("device_path", "defer", "the device path could not be read (device_path_info failed): %s; unknown is not agreement"
+                      % device_path["error"])] if device_path.get("error") else []
+    return failed + [_reason("device_path", "defer", "device path %s %s: %s" % (f["check"], "disagrees" if f["result"] == "disagree" else "unknown",
                                                                        f["message"]))
             for f in device_path.get("findings") or [] if f.get("result") != "agree"]
 
@@ -277,26 +287,42 @@ def _change_reasons(current, accepted, revalidated):
                     % ("; ".join(found), since))]
 
 
+CRITERIA = {"configuration": _configuration_reasons, "metrics": _monitoring_reasons, "service_objectives": _service_reasons,
+            "rollback": _rollback_reasons, "device_path": _device_path_reasons}
+
+
+def evidence_keys(sources=None):
+    """The verdict's evidence: the record's composition (versions, devices, has_gpus, oracle, placement, admission), then each gated source."""
+    return _OWN_EVIDENCE_KEYS + tuple(source.name for source in (_sources.SOURCES if sources is None else sources) if source.gate)
+
+
+def _source_reasons(evidence, gate):
+    """The reasons of the sources gated ``gate``, in the list's order (see the module docstring)."""
+    found = []
+    for source in _sources.SOURCES:
+        criterion = CRITERIA.get(source.name) or source.reasons
+        if source.gate == gate and criterion is not None:
+            found += criterion(evidence.get(source.name))
+    return found
+
+
 def decide(evidence, policy=None, accepted=None):
-    """{"verdict", "reasons", "accepted"} for one node's evidence (keys: EVIDENCE_KEYS) and the operator's policy (POLICY_KEYS)."""
-    evidence = shapes.check_evidence(_check_keys(evidence, EVIDENCE_KEYS, "evidence")) or {}
+    """{"verdict", "reasons", "accepted"} for one node's evidence (keys: `evidence_keys`) and the operator's policy (POLICY_KEYS)."""
+    evidence = shapes.check_evidence(_check_keys(evidence, evidence_keys(), "evidence")) or {}
     policy = _check_keys(policy, POLICY_KEYS, "policy")
     accepted = shapes.check_accepted(accepted)
     versions = evidence.get("versions") or {}
     current = watched_values(versions, evidence.get("devices"), evidence.get("device_path"))
     reasons = _version_reasons(versions, bool(evidence.get("has_gpus")), policy)
     reasons += _locality_reasons(evidence.get("oracle"))
-    reasons += _device_path_reasons(evidence.get("device_path"))
+    reasons += _source_reasons(evidence, "always")
     placement = evidence.get("placement")
     if placement is None:
         reasons.append(_reason("evidence", "defer", "no canary evidence on this node: the record holds its topology only (run playbooks/verify.yml)"))
     else:
         reasons += _placement_reasons(placement)
         reasons += _admission_reasons(evidence.get("admission"))
-        reasons += _configuration_reasons(evidence.get("configuration"))
-        reasons += _monitoring_reasons(evidence.get("metrics"))
-        reasons += _service_reasons(evidence.get("service_objectives"))
-        reasons += _rollback_reasons(evidence.get("rollback"))
+        reasons += _source_reasons(evidence, "canary")
     if policy.get("restrict_to"):
         reasons.append(_reason("scope", "restrict", "the operator restricts the feature to the pool %s" % policy["restrict_to"]))
     reasons += _change_reasons(current, accepted, bool(policy.get("revalidated")))

@@ -56,7 +56,7 @@ def test_verdict_filter():
 @pytest.mark.parametrize("name, args, message", [
     ("acceptance_record", ({"schema_version": 1}, "n", {"nope": 1}),
      "acceptance_record: acceptance record: unknown inputs nope (known: versions, plan, baseline_config, target_config, allocations, findings, "
-     "canary, metrics, slack, configuration, service_objectives, rollback, policy, previous, generated_at, device_path)"),
+     "canary, configuration, metrics, service_objectives, rollback, device_path, slack, policy, previous, generated_at)"),
     ("acceptance_verdict", ({}, {"allow": 1}), "acceptance_verdict: policy has unknown keys allow (known: unsupported, supported, restrict_to, revalidated)"),
 ])
 def test_errors_name_the_filter(name, args, message):

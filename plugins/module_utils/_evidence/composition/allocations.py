@@ -1,0 +1,18 @@
+# Copyright: (c) 2026, GPU Smith
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The ``allocations`` source: the kubelet's allocations from PodResources, reconciled by scope (pure).
+
+Public: `compose`.
+
+From ``pod_resources`` (pod_resources_info): its ``reconciled`` (pods, node, findings). Not read
+(no canary to read for, or the socket or a call failed): None; the failure itself is a finding of the
+``findings`` source.
+"""
+
+from __future__ import annotations
+
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.composition import task_result
+
+
+def compose(reads):
+    return (task_result.result(reads, "pod_resources") or {}).get("reconciled")

@@ -1,0 +1,21 @@
+# Copyright: (c) 2026, GPU Smith
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The ``rollback`` source: whether a rollback of this node was rehearsed (pure).
+
+Public: `compose`.
+
+From ``rollback_task`` (the role's task registered as ``__placement_evidence_rollback``, when the role
+has one: the rollback evidence it read, under its ``rollback`` key) when that task ran; otherwise the
+operator's statement (``rollback_given``, ``numa_gate_rollback``: ``{rehearsed, detail}``), as before.
+"""
+
+from __future__ import annotations
+
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.composition import task_result
+
+
+def compose(reads):
+    found = task_result.result(reads, "rollback_task")
+    if found is not None and "rollback" in found:
+        return found["rollback"]
+    return task_result.value(reads, "rollback_given")

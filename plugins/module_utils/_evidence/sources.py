@@ -1,0 +1,119 @@
+# Copyright: (c) 2026, GPU Smith
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The evidence sources: what the verify step reads for one node, and where each value goes in the record (pure).
+
+Public: `Source`, `SOURCES`, `READS`, `names`, `by_name`, `placements`.
+
+The one list the record iterates (`_record.record`, `_record.shapes`, `_record.verdict`,
+`_record.sections`): a new source is one file in `composition/` (how its task result becomes
+evidence) plus one `Source` here, and the placement_evidence role's task that reads it. Each entry:
+
+- ``name``: the record input it fills (``inputs[name]``);
+- ``read_from`` and ``task``: where it is read (node, API, metrics, ...) and by which module or role;
+- ``reads``: the names in the role's ``reads`` mapping its composition takes;
+- ``compose``: ``compose(reads)`` -> the value (None: not read);
+- ``criteria``: the verdict criteria that read it (docs/evidence.md's table);
+- ``record``: ``"key"`` (the record's ``record[name]``), ``"attestation"`` (``record.attestations[name]``)
+  or None (the record's own composition reads it: the canary, the CPU roles, the config diff);
+- ``gate``: when the verdict reads it: ``"always"`` (with or without canary evidence), ``"canary"``
+  (only with canary evidence), or None (through the record's own composition: placement, admission);
+- ``full``: whether its presence makes the record ``full`` (canary evidence, not topology only);
+- ``shape``, ``reasons``, ``title``: for a source the record does not know by name, the shape of its
+  value (`_shapes`), ``reasons(value)`` -> ``[{"criterion", "effect", "message"}]`` for the verdict,
+  and the title of its section in the pages. The sources here have theirs in `_record`
+  (`shapes.SOURCE_SHAPES`, `verdict.CRITERIA`, `sections`), where they were written first.
+
+The order is the order of the verdict's reasons within a gate, and of the record's inputs.
+"""
+
+from __future__ import annotations
+
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.composition import allocations
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.composition import canary
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.composition import configuration
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.composition import device_path
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.composition import findings
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.composition import kubelet_files
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.composition import metrics
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.composition import rollback
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.composition import service_objectives
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.composition import versions
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.nodefs import EvidenceError
+
+RECORD_PLACES = ("key", "attestation", None)
+GATES = ("always", "canary", None)
+
+
+class Source(object):
+    """One evidence source (see the module docstring)."""
+
+    __slots__ = ("name", "read_from", "task", "reads", "compose", "criteria", "record", "gate", "full", "shape", "reasons", "title")
+
+    def __init__(self, name, read_from, task, reads, compose, criteria=(), record=None, gate=None, full=False, shape=None, reasons=None,
+                 title=None):
+        if record not in RECORD_PLACES or gate not in GATES:
+            raise EvidenceError("evidence source %s: record must be one of %s and gate one of %s, got %r and %r"
+                                % (name, RECORD_PLACES, GATES, record, gate))
+        self.name, self.read_from, self.task, self.reads, self.compose = name, read_from, task, tuple(reads), compose
+        self.criteria, self.record, self.gate, self.full = tuple(criteria), record, gate, bool(full)
+        self.shape, self.reasons, self.title = shape, reasons, title
+
+    def __repr__(self):
+        return "Source(%r)" % self.name
+
+
+SOURCES = (
+    Source("versions", "API: the Node object's status.nodeInfo", "kubernetes.core.k8s_info (kind Node)", ("node_object",), versions.compose,
+           criteria=("versions", "support", "change")),
+    Source("baseline_config", "node: the kubelet's configuration file", "kubelet_config_info (base)", ("kubelet_files",), kubelet_files.baseline),
+    Source("target_config", "node: the kubelet's configuration file and its drop-ins, merged", "kubelet_config_info (effective)",
+           ("kubelet_files",), kubelet_files.target),
+    Source("allocations", "node: PodResources List and GetAllocatableResources (the kubelet's gRPC socket)", "pod_resources_info",
+           ("pod_resources",), allocations.compose, criteria=("placement",), record="key", full=True),
+    Source("findings", "node: the canary's cgroups, thread masks and resident pages, against PodResources and the locality oracle",
+           "placement_info, pod_resources_info (placement_findings)", ("pod_resources", "placement", "canary", "topology"), findings.compose,
+           criteria=("placement",), full=True),
+    Source("canary", "API: the canary pod, its status and events", "the canary role (kubernetes.core.k8s, k8s_info)", ("canary",),
+           canary.compose, criteria=("evidence", "admission"), full=True),
+    Source("configuration", "API: the node's Ready condition, the kubelet's healthz and /configz", "kubelet_verify", ("kubelet_verify",),
+           configuration.compose, criteria=("configuration",), record="attestation", gate="canary"),
+    Source("metrics", "metrics: the kubelet's /metrics through the API server's node proxy, before and after the canary",
+           "kubelet_metrics_info (twice)", ("metrics_after",), metrics.compose, criteria=("monitoring",), record="key", gate="canary"),
+    Source("service_objectives", "metrics: the service's histograms (its /metrics or Prometheus) under the operator's load, baseline "
+           "against canary", "the service_comparison role (service_load, service_window), or the operator's comparison",
+           ("service_comparison_ran", "service_comparison_result", "service_comparison_given"), service_objectives.compose,
+           criteria=("service",), record="attestation", gate="canary"),
+    Source("rollback", "the task __placement_evidence_rollback when the role has one; else the operator (numa_gate_rollback)",
+           "__placement_evidence_rollback, else numa_gate_rollback", ("rollback_task", "rollback_given"), rollback.compose,
+           criteria=("rollback",), record="attestation", gate="canary"),
+    Source("device_path", "API: the device plugin's pod and ConfigMap, the DRA driver's ResourceSlices, the SR-IOV config, the Node's "
+           "allocatable; PodResources GetAllocatableResources for the advertised NUMA", "device_path_info", ("device_path",),
+           device_path.compose, criteria=("device_path", "change"), record="key", gate="always"),
+)
+
+
+def names(sources=None):
+    return tuple(source.name for source in (SOURCES if sources is None else sources))
+
+
+def by_name(name, sources=None):
+    for source in SOURCES if sources is None else sources:
+        if source.name == name:
+            return source
+    raise EvidenceError("no evidence source %r (known: %s)" % (name, ", ".join(names(sources))))
+
+
+def placements(record, sources=None):
+    """The sources the record holds at ``record`` ("key" or "attestation"), in order."""
+    return tuple(source for source in (SOURCES if sources is None else sources) if source.record == record)
+
+
+def reads(sources=None):
+    """Every name a source reads from the role's ``reads`` mapping, in order, once."""
+    found = []
+    for source in SOURCES if sources is None else sources:
+        found += [key for key in source.reads if key not in found]
+    return tuple(found)
+
+
+READS = reads()
