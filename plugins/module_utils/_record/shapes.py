@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The shapes of what the record step is given: its inputs, the verdict's evidence, a record handed to the renderers.
 
-Public: `check_inputs`, `check_evidence`, `check_service`, `check_accepted`, `check_record`, `check_fleet`, `check_host`.
+Public: `check_inputs`, `check_evidence`, `check_service`, `check_rollback`, `check_accepted`, `check_record`, `check_fleet`, `check_host`.
 
 The record filters are given what a play hands them: evidence from the verify step, an operator's
 attestations, a previous ``acceptance.json`` read back from the artifacts folder (another host's, for the
@@ -57,7 +57,18 @@ SERVICE_STATES = ("held", "not held", "incomparable")
 SERVICE_RESULT = S.Fields("the service_comparison filter's result", {"state": S.OneOf(*SERVICE_STATES)}, {
     "reasons": S.Nullable(S.ListOf(S.STR)),
     "repetitions": S.Nullable(S.Fields("repetitions per side", {}, {"baseline": S.Nullable(S.COUNT), "canary": S.Nullable(S.COUNT)}))})
-ROLLBACK = S.Fields("a rollback attestation", {}, {"rehearsed": S.Nullable(S.BOOL), "detail": _TEXT})
+ROLLBACK_STATES = ("rehearsed", "not reconciled", "unchecked", "not converged", "not rehearsed")  # _evidence.rehearsal.STATES
+_REHEARSED_TRANSITION = S.Nullable(S.Fields("a transition of the rehearsal", {"transition": S.STR, "target": S.Nullable(S.STR)}, {
+    "outcome": S.Nullable(S.STR), "opened": S.Nullable(S.STR), "closed": S.Nullable(S.STR), "duration_s": S.Nullable(S.NUMBER),
+    "failed_steps": S.Nullable(S.ListOf(S.STR))}))
+ROLLBACK = S.ANY  # the rehearsal_info result's rollback: the verdict's own check names what it must be (then `check_rollback`)
+ROLLBACK_RESULT = S.Fields("the rehearsal_info module's rollback evidence", {"state": S.OneOf(*ROLLBACK_STATES), "rehearsed": S.BOOL}, {
+    "node": _TEXT, "enable": _REHEARSED_TRANSITION, "rollback": _REHEARSED_TRANSITION, "re_enable": _REHEARSED_TRANSITION,
+    "check": S.Nullable(S.Fields("the check kept after the rollback", {}, {
+        "workloads": S.Nullable(S.ListOf(S.Fields("a workload of the check", {"owner": S.STR}, {"state": _TEXT}))),
+        "observed_at": _TEXT, "waited_s": S.Nullable(S.NUMBER), "reconciled": S.Nullable(S.BOOL)})),
+    "missing": S.Nullable(S.ListOf(S.STR)), "problems": S.Nullable(S.ListOf(S.STR)), "transitions": S.Nullable(S.ListOf(S.STR)),
+    "notes": S.Nullable(S.ListOf(S.STR))})
 DEVICE_PATH = S.Fields("the device path (device_path_info)", {"findings": S.ListOf(_evidence.FINDING), "versions": _VERSIONS},
                        {"summary": S.ANY, "node": _TEXT, "error": S.Nullable(S.STR)})
 ALLOCATIONS = S.Fields("the result of pod_allocations", {
@@ -153,6 +164,11 @@ def check_evidence(evidence):
 def check_service(service):
     """The service_comparison result the verdict reads: its state, its reasons (strings), its repetitions per side."""
     return S.check(service, SERVICE_RESULT, "evidence.service_objectives", RecordError)
+
+
+def check_rollback(rollback):
+    """The rollback evidence the verdict reads: the rehearsal_info module's result (state, rehearsed, the transitions it names)."""
+    return S.check(rollback, ROLLBACK_RESULT, "evidence.rollback", RecordError)
 
 
 def check_accepted(accepted):

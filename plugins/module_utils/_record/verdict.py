@@ -211,14 +211,38 @@ def _shape(value):
     return "a %s" % type(value).__name__
 
 
+def _took(item):
+    duration = item.get("duration_s")
+    return "%s %s (%s%s)" % (item.get("target"), item["transition"], item.get("outcome") or "unknown",
+                             ", %g s" % duration if isinstance(duration, (int, float)) and not isinstance(duration, bool) else "")
+
+
 def _rollback_reasons(rollback):
-    rehearsed = (rollback or {}).get("rehearsed")
-    detail = (rollback or {}).get("detail")
-    if rehearsed is True:
-        return [_reason("rollback", "info", "rollback rehearsed%s" % (": %s" % detail if detail else ""))]
-    if rehearsed is False:
-        return [_reason("rollback", "defer", "the rollback rehearsal failed: %s" % (detail or "no detail"))]
-    return [_reason("rollback", "defer", "rollback has not been rehearsed on this node: recovery is unresolved")]
+    """The rollback criterion from the node's own transition records and the check kept after the rehearsal (rehearsal_info): never typed in."""
+    if rollback is None:
+        return [_reason("rollback", "defer", "rollback has not been rehearsed on this node: recovery is unresolved")]
+    if not isinstance(rollback, dict) or rollback.get("state") not in shapes.ROLLBACK_STATES:
+        raise RecordError("rollback must be the rehearsal_info module's result (state: %s), got %s: a rollback rehearsal is read from the "
+                          "node's transition records, not stated (a typed-in {rehearsed: true} is not evidence)"
+                          % (", ".join(shapes.ROLLBACK_STATES), _shape(rollback)))
+    shapes.check_rollback(rollback)
+    state, enable, back = rollback["state"], rollback.get("enable"), rollback.get("rollback")
+    if state == "not rehearsed":
+        return _rollback_reasons(None)
+    pair = "%s after %s" % (_took(back), _took(enable))
+    said = "; ".join(rollback.get("problems") or []) or "no detail"
+    if state == "not converged":
+        return [_reason("rollback", "defer", "the rollback rehearsal did not converge: %s: %s" % (pair, said))]
+    if state == "unchecked":
+        return [_reason("rollback", "defer", "%s, but nothing checked its workloads afterwards (no rehearsal check kept on the node; run "
+                        "rehearse.yml): recovery is unresolved" % pair)]
+    if state == "not reconciled":
+        return [_reason("rollback", "defer", "the rollback rehearsal's workloads did not come back: %s: %s" % (pair, said))]
+    workloads = [w["owner"] for w in (rollback.get("check") or {}).get("workloads") or []]
+    again = rollback.get("re_enable")
+    return [_reason("rollback", "info", "rollback rehearsed on this node: %s; %s came back Ready on the node at container scope%s" % (
+        pair, "%d workload%s (%s)" % (len(workloads), "" if len(workloads) == 1 else "s", ", ".join(workloads)) if workloads else "no workload",
+        "; re-enabled by %s" % _took(again) if again else "; not re-enabled since"))]
 
 
 def watched_values(versions, devices, device_path=None):

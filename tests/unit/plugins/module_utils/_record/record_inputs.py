@@ -13,7 +13,7 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts.gather i
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan import locality
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan.plan import reservation_plan
 from ansible_collections.gpusmith.numa_gate.tests.unit import shared_paths
-from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._evidence import service_runs
+from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._evidence import rehearsal_cases, service_runs
 from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._evidence.evidence_trees import node_tree
 
 GPU_UUID = "GPU-5e1b2c3d-4e5f-6a7b-8c9d-0e1f2a3b4c5d"
@@ -79,5 +79,5 @@ def full_inputs(root, facts, hostile=False):
             "slack": {"baseline_slack": 1.6, "candidate_slack": 0.6, "reduction_physical_cores": 1},
             "configuration": {"verified": True, "message": "/configz matches the plan"},
             "service_objectives": service_compare.compare(service_runs.interleaved(), [{"metric": "ttft", "quantile": 0.95, "at_most": 0.5}]),
-            "rollback": {"rehearsed": True, "detail": "rollback.yml restored the baseline"},
+            "rollback": rehearsal_cases.rehearsed(),
             "generated_at": "2026-12-01T09:00:00Z"}

@@ -11,7 +11,7 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence impor
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan import locality
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import verdict
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.errors import RecordError
-from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._evidence import service_runs
+from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._evidence import rehearsal_cases, service_runs
 from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._evidence.evidence_trees import node_tree
 
 UID = "3f2a9c1e-6b7d-4e8f-9a0b-1c2d3e4f5a6b"
@@ -64,7 +64,7 @@ def evidence(tmp_path, **changes):
              "placement": {"findings": findings}, "admission": {"admitted": True, "failures": []},
              "configuration": {"verified": True, "message": "configz matches"}, "metrics": copy.deepcopy(METRICS),
              "service_objectives": service(0.5),
-             "rollback": {"rehearsed": True, "detail": "transition 20261101T100000Z restored the baseline"}}
+             "rollback": rehearsal_cases.rehearsed()}
     value.update(changes)
     return value
 
@@ -76,7 +76,7 @@ def test_adopt_when_every_criterion_holds(tmp_path):
         "reasons": [{"criterion": "service", "effect": "adopt",
                      "message": "service objectives held (3 baseline and 3 canary repetitions): "
                                 "p95 ttft <= 0.5 s: canary held: worst repetition 0.496032 (median 0.477273)"},
-                    {"criterion": "rollback", "effect": "info", "message": "rollback rehearsed: transition 20261101T100000Z restored the baseline"}],
+                    {"criterion": "rollback", "effect": "info", "message": rehearsal_cases.REHEARSED_MESSAGE}],
         "accepted": {"verdict": "adopt", "versions": {"kubelet": "v1.37.1", "kernel": "6.8.0-49-generic", "driver": "580.82.07",
                                                       "node_image": "ubuntu-24.04-gpu-20261001", "device_plugin": None, "workload": None},
                      "devices": ["gpu %s 0000:9a:00.0" % GPU_UUID]}}
@@ -222,7 +222,7 @@ def test_admission_configuration_monitoring_and_rollback_failures(tmp_path):
         {"layer": "kubelet", "reason": "TopologyAffinityError", "message": "Resources cannot be allocated with Topology locality"}]},
         configuration={"verified": False, "message": "/configz topologyManagerScope is container, want pod"},
         metrics=[dict(METRICS[1], increase=2.0)], service_objectives=service(0.49),
-        rollback={"rehearsed": False, "detail": "kubelet did not start"})
+        rollback=rehearsal_cases.cache_missing())
     assert [(r["criterion"], r["message"]) for r in verdict.decide(bad)["reasons"]] == [
         ("admission", "admission failed at the kubelet layer (TopologyAffinityError): Resources cannot be allocated with Topology locality"),
         ("configuration", "the kubelet's running configuration does not match the plan: /configz topologyManagerScope is container, want pod"),
@@ -230,7 +230,9 @@ def test_admission_configuration_monitoring_and_rollback_failures(tmp_path):
         ("monitoring", 'resource_manager_allocation_errors_total{source="pod"} rose by 2 between the scrapes'),
         ("service", "service objectives did not hold (3 baseline and 3 canary repetitions): p95 ttft <= 0.49 s: canary did not hold: "
                     "worst repetition 0.496032 (median 0.477273)"),
-        ("rollback", "the rollback rehearsal failed: kubelet did not start")]
+        ("rollback", "the rollback rehearsal's workloads did not come back: rollback 20261201T091000Z (converged, 21.6 s) after enable "
+                     "20261201T090000Z (converged, 22.5 s): ReplicaSet/default/cache-5b8d4c: missing, 0 of 1 pods Ready on the node "
+                     "(before: cache-5b8d4c-w7rtl)")]
 
 
 def test_unverified_configuration_missing_metrics_and_no_rehearsal(tmp_path):
@@ -265,3 +267,40 @@ def test_an_admitted_canary_without_any_placement_check_defers(tmp_path, placeme
     assert result["verdict"] == "defer"
     assert [(r["criterion"], r["effect"], r["message"]) for r in result["reasons"] if r["effect"] == "defer"] == [
         ("placement", "defer", "no placement evidence: no check compared the canary's CPUs, memory or devices with the kubelet's assignment")]
+
+
+def test_every_rollback_state_says_what_the_node_recorded(tmp_path):
+    found = rehearsal_cases.rehearsed()
+    unchecked = dict(found, state="unchecked", rehearsed=False, check=None)
+    restored = dict(found, state="not converged", rehearsed=False, rollback=dict(found["rollback"], outcome="restored", failed_steps=["start"]),
+                    problems=["rollback 20261201T091000Z ended restored (failed: start)"], re_enable=None)
+    none = dict(found, state="not rehearsed", rehearsed=False, enable=None, rollback=None, re_enable=None, check=None)
+    said = {name: verdict.decide(evidence(tmp_path, rollback=value))["reasons"][-1] for name, value in (
+        ("unchecked", unchecked), ("restored", restored), ("none", none))}
+    assert said == {
+        "unchecked": {"criterion": "rollback", "effect": "defer", "message": (
+            "rollback 20261201T091000Z (converged, 21.6 s) after enable 20261201T090000Z (converged, 22.5 s), but nothing checked its workloads "
+            "afterwards (no rehearsal check kept on the node; run rehearse.yml): recovery is unresolved")},
+        "restored": {"criterion": "rollback", "effect": "defer", "message": (
+            "the rollback rehearsal did not converge: rollback 20261201T091000Z (restored, 21.6 s) after enable 20261201T090000Z (converged, 22.5 s): "
+            "rollback 20261201T091000Z ended restored (failed: start)")},
+        "none": {"criterion": "rollback", "effect": "defer", "message": "rollback has not been rehearsed on this node: recovery is unresolved"}}
+    assert verdict.decide(evidence(tmp_path, rollback=unchecked))["verdict"] == "defer"
+
+
+@pytest.mark.parametrize("typed, shown", [
+    ({"rehearsed": True, "detail": "rollback.yml restored the baseline"}, "a mapping with keys detail, rehearsed"),
+    (True, "a bool"),
+])
+def test_a_typed_in_rollback_is_refused(tmp_path, typed, shown):
+    with pytest.raises(RecordError) as raised:
+        verdict.decide(evidence(tmp_path, rollback=typed))
+    assert str(raised.value) == (
+        "rollback must be the rehearsal_info module's result (state: rehearsed, not reconciled, unchecked, not converged, not rehearsed), got %s: "
+        "a rollback rehearsal is read from the node's transition records, not stated (a typed-in {rehearsed: true} is not evidence)" % shown)
+
+
+def test_a_rollback_evidence_of_the_wrong_shape_is_named(tmp_path):
+    with pytest.raises(RecordError) as raised:
+        verdict.decide(evidence(tmp_path, rollback=dict(rehearsal_cases.rehearsed(), rehearsed="yes")))
+    assert str(raised.value) == "evidence.rollback.rehearsed must be true or false, got the string 'yes'"
