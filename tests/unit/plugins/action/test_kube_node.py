@@ -19,7 +19,6 @@ from ansible_collections.gpusmith.numa_gate.plugins.action import kube_node as a
 from ansible_collections.gpusmith.numa_gate.plugins.modules import kube_node as module_file
 
 
-
 @pytest.fixture(name="double")
 def fixture_double():
     with in_process.api_double() as started:
