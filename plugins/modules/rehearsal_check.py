@@ -1,0 +1,144 @@
+#!/usr/bin/python
+# Copyright: (c) 2026, GPU Smith
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+---
+module: rehearsal_check
+short_description: Keep on the node the check after a rehearsed rollback (workloads back, PodResources at container scope)
+version_added: 0.1.0
+author: GPU Smith (@gpusmith)
+description:
+  - After a rollback that P(gpusmith.numa_gate.rehearse#playbook) rehearses, checks what was observed - each workload of the
+    node (a controller's pods on it before the rollback, from M(gpusmith.numa_gate.rehearsal_workloads)) recreated and Ready on
+    the node, and PodResources (M(gpusmith.numa_gate.pod_resources_info), read on the node after the rollback) listing each of
+    their pods with no pod-level C(cpu_ids) or C(memory) left - and keeps the result beside the rollback's journal, as
+    C(<state_dir>/transitions/<transition>/rehearsal.json), naming the rollback, so a later
+    M(gpusmith.numa_gate.rehearsal_info) on any controller reads it from the node.
+  - The transition must be a rollback of this node that is closed. The file is written atomically (temporary file, fsync,
+    rename, fsync of the folder), 0600, never through a symlink, in a transition folder that must be private. The same
+    check kept again changes nothing.
+options:
+  transition:
+    description: The id of the rehearsed rollback (the rollback's C(kubelet_transition_result.transition)).
+    type: str
+    required: true
+  node:
+    description: The node's name to put in the check (the Kubernetes node name). Default is the host's name.
+    type: str
+  workloads:
+    description:
+      - The M(gpusmith.numa_gate.rehearsal_workloads) result after the rollback (called with O(gpusmith.numa_gate.rehearsal_workloads#module:before)) -
+        its C(workloads), C(unowned), C(observed_at), C(waited_s) and C(timeout_s).
+    type: dict
+    required: true
+  pod_resources:
+    description:
+      - The M(gpusmith.numa_gate.pod_resources_info) result read on the node after the rollback (C(reachable), C(pods),
+        C(findings)); null when it was not read, which the check records as container scope unknown.
+    type: dict
+extends_documentation_fragment:
+  - gpusmith.numa_gate.node_state
+attributes:
+  check_mode:
+    description: Says whether it would write, writes nothing.
+    support: full
+  diff_mode:
+    description: The kept check before and after.
+    support: full
+"""
+
+EXAMPLES = r"""
+- name: Keep the check after the rehearsed rollback on the node
+  gpusmith.numa_gate.rehearsal_check:
+    transition: "{{ kubelet_transition_result.transition }}"
+    node: "{{ inventory_hostname }}"
+    workloads: "{{ after_rollback }}"
+    pod_resources: "{{ pod_resources }}"
+  register: rehearsal
+"""
+
+RETURN = r"""
+check:
+  description:
+    - The kept check (schema_version 1) - C(rollback), C(node), C(observed_at), C(waited_s), C(timeout_s), C(workloads) (each
+      C(owner), C(state), C(expected), C(ready), C(before), C(now)), C(unowned), C(came_back), C(missing), C(pod_resources) (C(read),
+      C(problems)), C(problems), C(reconciled).
+  returned: success
+  type: dict
+path:
+  description: Where it is kept on the node.
+  returned: success
+  type: str
+"""
+
+import os
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _errors
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _shapes as S
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import rehearsal_workloads
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_state import atomic, journal, rehearsals, transitions
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import record
+
+_NOW = S.Fields("a pod of the workload now", {"name": S.STR, "uid": S.Nullable(S.STR), "ready": S.BOOL, "kept": S.BOOL})
+_WORKLOAD = S.Fields("a workload after the rollback", {
+    "owner": S.STR, "kind": S.Nullable(S.STR), "namespace": S.Nullable(S.STR), "name": S.Nullable(S.STR),
+    "state": S.OneOf(*rehearsal_workloads.STATES), "expected": S.COUNT, "ready": S.COUNT, "before": S.ListOf(S.STR), "now": S.ListOf(_NOW)})
+WORKLOADS = S.Fields("the rehearsal_workloads result after the rollback", {"workloads": S.ListOf(_WORKLOAD)}, {
+    "unowned": S.Nullable(S.ListOf(S.STR)), "observed_at": S.Nullable(S.STR), "waited_s": S.Nullable(S.NUMBER),
+    "timeout_s": S.Nullable(S.NUMBER)})
+POD_RESOURCES = S.Nullable(S.Fields("the pod_resources_info result", {"reachable": S.BOOL}, {"pods": S.Nullable(S.LIST), "findings": S.Nullable(S.LIST)}))
+
+
+def _rollback(root, state_dir, transition_id, node):
+    folder = transitions.folder(root, state_dir, transition_id)
+    if not os.path.isdir(folder):
+        raise atomic.NodeStateError("no transition %s on this node (%s/transitions/%s); nothing was kept" % (transition_id, state_dir, transition_id))
+    entries, _notes = journal.read(os.path.join(folder, journal.JOURNAL))
+    built = record.build(transition_id, entries, [], pointer=transitions.current(root, state_dir), node=node)
+    if built["target"] != "rollback":
+        raise _errors.NumaGateError("transition %s is %s, not a rollback: the rehearsal's check goes with the rollback it checked; nothing was kept"
+                                    % (transition_id, "an enable" if built["target"] == "enable" else "of no known target"))
+    if built["open"]:
+        raise _errors.NumaGateError("rollback %s is still open on this node: finish it (rollback.yml) before its check is kept; nothing was kept"
+                                    % transition_id)
+    return built
+
+
+def run(module):
+    params = module.params
+    root, state_dir = params["root"], params["state_dir"]
+    node = params["node"] or os.uname().nodename
+    observed = S.check(params["workloads"], WORKLOADS, "workloads", _errors.NumaGateError)
+    pod_resources = S.check(params["pod_resources"], POD_RESOURCES, "pod_resources", _errors.NumaGateError)
+    _rollback(root, state_dir, params["transition"], node)
+    document = rehearsal_workloads.check(params["transition"], node, observed, pod_resources)
+    changed, before = rehearsals.write(root, state_dir, params["transition"], document, check_mode=module.check_mode)
+    where = os.path.join(state_dir, "transitions", params["transition"], rehearsals.NAME)
+    result = dict(changed=changed, check=document, path=where)
+    if module._diff:  # pylint: disable=protected-access
+        result["diff"] = {"before": before or {}, "after": document, "before_header": where, "after_header": where}
+    module.exit_json(**result)
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            root=dict(type="path", default="/"),
+            state_dir=dict(type="path", default="/var/lib/numa-gate"),
+            transition=dict(type="str", required=True),
+            node=dict(type="str"),
+            workloads=dict(type="dict", required=True),
+            pod_resources=dict(type="dict"),
+        ),
+        supports_check_mode=True,
+    )
+    _errors.run_module(module, run, root=module.params["root"], transition=module.params["transition"])
+
+
+if __name__ == "__main__":
+    main()
