@@ -1,10 +1,11 @@
 # Copyright: (c) 2026, GPU Smith
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Filters: pod_allocations, placement_findings, reservation_slack, metrics_rates (docs in plugins/filter/<name>.yml)."""
+"""Filters: pod_allocations, placement_findings, reservation_slack, metrics_rates, placement_evidence (docs in plugins/filter/<name>.yml)."""
 
 from __future__ import annotations
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import allocations
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import compose
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import metrics
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import reconcile
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import slack
@@ -38,9 +39,14 @@ def metrics_rates(second, first):
     return adapt("metrics_rates", metrics.rates, first, second)
 
 
+def placement_evidence(reads):
+    """One node's evidence, a value per source (`_evidence.sources.SOURCES`), from the placement_evidence role's task results."""
+    return adapt("placement_evidence", compose.compose, reads)
+
+
 class FilterModule(object):
     """The evidence filters."""
 
     def filters(self):
         return {"pod_allocations": pod_allocations, "placement_findings": placement_findings,
-                "reservation_slack": reservation_slack, "metrics_rates": metrics_rates}
+                "reservation_slack": reservation_slack, "metrics_rates": metrics_rates, "placement_evidence": placement_evidence}

@@ -1,0 +1,170 @@
+# Copyright: (c) 2026, GPU Smith
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The placement evidence composed from the placement_evidence role's task results (_evidence/compose.py, composition/*): exact values.
+
+The task results are shaped as Ansible registers them under ``failed_when: false`` (``failed: false``
+and ``failed_when_result: false`` even when the module failed) or ``skipped``; the canary's cgroups
+are the recorded tree of record_inputs, read with the real placement reader.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import allocations, compose, placement, sources
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.nodefs import EvidenceError
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan import locality
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import record
+from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._record import record_inputs as ri
+
+REGISTERED = {"changed": False, "failed": False, "failed_when_result": False}
+SKIPPED = {"changed": False, "skipped": True, "skip_reason": "Conditional result was False", "false_condition": "canary_result.uid is not none"}
+NODE_INFO = {"kubeletVersion": "v1.37.1", "osImage": "debian-12-gpu-20261101", "containerRuntimeVersion": "containerd://2.1.4",
+             "kernelVersion": "6.8.0-45-generic"}
+IDS = {"main": "containerd://" + ri.MAIN, "metrics": "containerd://" + ri.METRICS_ID, "logging": "containerd://" + ri.LOGGING_ID}
+SOCKET_FINDING = {"pod": None, "container": None, "check": "podresources_socket", "result": "unknown", "expected": "/var/lib/kubelet/pod-resources/kubelet.sock",
+                  "observed": None, "sources": {"expected": "the kubelet's root dir", "observed": "the node"},
+                  "message": "PodResources socket /var/lib/kubelet/pod-resources/kubelet.sock: not found"}
+
+
+def registered(**values):
+    return dict(REGISTERED, **values)
+
+
+def canary_result(uid=ri.UID, admitted=True):
+    return {"pod": ri.CANARY, "name": "pod-numa-allocation-canary", "namespace": "canary", "uid": uid, "node": "h200-vm",
+            "container_ids": IDS if uid else {}, "admission": {"admitted": admitted, "failures": []}}
+
+
+def full_reads(root, facts):
+    """Every task result of one verify run on the H200 with the canary on CPUs 2-5, and the inputs record_inputs builds by hand."""
+    inputs = ri.full_inputs(root, facts)  # writes the canary's cgroup tree under root
+    oracle = locality.build(facts)
+    reconciled = allocations.reconcile_allocations(ri.canary_pods(), "pod", facts["cpus"]["online"], None, oracle)
+    reads = {
+        "topology": facts,
+        "node_object": registered(api_found=True, resources=[{"kind": "Node", "metadata": {"name": "h200-vm"}, "status": {"nodeInfo": NODE_INFO}}]),
+        "kubelet_files": registered(base=inputs["baseline_config"], effective=inputs["target_config"], dropins=[]),
+        "kubelet_verify": registered(node="h200-vm", mismatches=[]),
+        "metrics_after": registered(rates=inputs["metrics"], scrape={"samples": []}),
+        "canary": canary_result(),
+        "placement": registered(pods=[placement.read_pods(root, [ri.UID])[1][0]]),
+        "pod_resources": registered(reconciled=reconciled, allocatable={"cpu_ids": "0-15", "devices": []},
+                                    findings=list(reconciled["findings"])),
+        "device_path": None,
+        "service_comparison_ran": False,
+        "service_comparison_result": None,
+        "service_comparison_given": inputs["service_objectives"],
+        "rollback_task": None,
+        "rollback_given": inputs["rollback"],
+    }
+    return reads, inputs
+
+
+def test_every_source_from_its_task_result_exactly(tmp_path):
+    facts = ri.h200_facts()
+    reads, inputs = full_reads(str(tmp_path), facts)
+    found = compose.compose(reads)
+    assert list(found) == list(sources.names())
+    assert found["versions"] == {"kubelet": "v1.37.1", "node_image": "debian-12-gpu-20261101", "container_runtime": "containerd://2.1.4"}
+    assert (found["baseline_config"], found["target_config"]) == (inputs["baseline_config"], inputs["target_config"])
+    assert found["allocations"] == inputs["allocations"]
+    assert found["findings"] == inputs["findings"]
+    assert [(f["check"], f["container"], f["result"]) for f in found["findings"]] == [
+        ("cpuset", "logging", "agree"), ("thread_masks", "logging", "agree"), ("cpuset", "main", "agree"), ("thread_masks", "main", "agree"),
+        ("cpuset", "metrics", "agree"), ("thread_masks", "metrics", "agree"), ("device_locality", "main", "agree"), ("memory_nodes", None, "agree"),
+        ("resident_memory", None, "agree")]
+    assert found["canary"] == {"pod": ri.CANARY, "admission": {"admitted": True, "failures": []}}
+    assert found["configuration"] == {"verified": True, "message": "/configz matches the plan"}
+    assert found["metrics"] == inputs["metrics"]
+    assert (found["service_objectives"], found["rollback"], found["device_path"]) == (inputs["service_objectives"], inputs["rollback"], None)
+
+
+def test_the_composed_evidence_gives_the_record_the_hand_built_inputs_give(tmp_path):
+    facts = ri.h200_facts()
+    reads, inputs = full_reads(str(tmp_path), facts)
+    evidence = compose.compose(reads)
+    own = {key: inputs[key] for key in ("plan", "slack", "generated_at")}
+    composed = record.build(facts, "h200-vm", dict(evidence, versions=dict(evidence["versions"], driver=ri.VERSIONS["driver"]), **own))
+    by_hand = record.build(facts, "h200-vm", dict(inputs, versions=dict(ri.VERSIONS, container_runtime="containerd://2.1.4")))
+    assert composed == by_hand
+    assert composed["verdict"]["verdict"] == by_hand["verdict"]["verdict"]
+
+
+def test_nothing_read_is_none_and_a_canary_without_uid_has_no_findings():
+    """Check mode: the canary is not sent, the block is skipped, the after-scrape too; kubelet_verify and the files were read."""
+    reads = {"topology": ri.h200_facts(), "node_object": registered(api_found=False, resources=[]), "kubelet_files": SKIPPED,
+             "kubelet_verify": SKIPPED, "metrics_after": SKIPPED, "canary": canary_result(uid=None, admitted=False), "placement": SKIPPED,
+             "pod_resources": SKIPPED, "device_path": SKIPPED, "service_comparison_ran": True, "service_comparison_result": None,
+             "service_comparison_given": {"state": "held"}, "rollback_task": SKIPPED, "rollback_given": None}
+    assert compose.compose(reads) == {
+        "versions": {}, "baseline_config": None, "target_config": None, "allocations": None, "findings": [],
+        "canary": {"pod": ri.CANARY, "admission": {"admitted": False, "failures": []}}, "configuration": {"verified": False, "message": ""},
+        "metrics": None, "service_objectives": None, "rollback": None, "device_path": None}
+    assert compose.compose({}) == {
+        "versions": {}, "baseline_config": None, "target_config": None, "allocations": None, "findings": [], "canary": None,
+        "configuration": {"verified": False, "message": ""}, "metrics": None, "service_objectives": None, "rollback": None, "device_path": None}
+
+
+@pytest.mark.parametrize("result, expected", [
+    (registered(node="n1", mismatches=[]), {"verified": True, "message": "/configz matches the plan"}),
+    (registered(node="n1", mismatches=[], msg="n1: Ready, healthy, /configz matches"), {"verified": True, "message": "n1: Ready, healthy, /configz matches"}),
+    # The module failed (failed_when: false reads failed: false): no mismatches key, its msg says why.
+    (registered(node="n1", msg="verify n1: not Ready and healthy for 5s in a row within 0s"),
+     {"verified": False, "message": "verify n1: not Ready and healthy for 5s in a row within 0s"}),
+    (registered(node="n1", mismatches=["cpuManagerPolicy: planned static, running none"], msg="n1: /configz differs from the plan"),
+     {"verified": False, "message": "n1: /configz differs from the plan"}),
+    (dict(registered(node="n1", msg="boom"), failed=True), {"verified": False, "message": "boom"}),
+])
+def test_configuration_is_verified_only_without_failure_or_mismatch(result, expected):
+    assert compose.compose({"kubelet_verify": result})["configuration"] == expected
+
+
+def test_the_service_comparison_is_the_roles_when_it_ran_else_the_operators():
+    measured, given = {"state": "not held", "reasons": ["ttft p95 0.7 > 0.5"]}, {"state": "held", "reasons": []}
+    assert compose.compose({"service_comparison_ran": True, "service_comparison_result": measured,
+                            "service_comparison_given": given})["service_objectives"] == measured
+    assert compose.compose({"service_comparison_ran": False, "service_comparison_result": measured,
+                            "service_comparison_given": given})["service_objectives"] == given
+
+
+def test_the_rollback_is_the_tasks_when_it_ran_else_the_operators():
+    task = registered(rollback={"state": "rehearsed", "rehearsed": True}, node="h200-vm")
+    stated = {"rehearsed": True, "detail": "rollback.yml restored the baseline"}
+    assert compose.compose({"rollback_task": task, "rollback_given": stated})["rollback"] == {"state": "rehearsed", "rehearsed": True}
+    assert compose.compose({"rollback_task": SKIPPED, "rollback_given": stated})["rollback"] == stated
+    assert compose.compose({"rollback_given": None})["rollback"] is None
+
+
+def test_a_podresources_socket_that_could_not_be_read_is_a_finding_not_silence(tmp_path):
+    facts = ri.h200_facts()
+    reads, _inputs = full_reads(str(tmp_path), facts)
+    reads["pod_resources"] = registered(findings=[SOCKET_FINDING, dict(SOCKET_FINDING, check="pods_overlap")])
+    found = compose.compose(reads)
+    assert (found["allocations"], found["findings"]) == (None, [SOCKET_FINDING])
+
+
+@pytest.mark.parametrize("result, expected", [
+    (registered(node="gpu-1", msg='nodes "gpu-1" not found'), {"node": "gpu-1", "error": 'nodes "gpu-1" not found', "findings": [], "versions": {}}),
+    ({"node": "gpu-1", "failed": True, "changed": False, "msg": "daemonsets.apps is forbidden"},
+     {"node": "gpu-1", "error": "daemonsets.apps is forbidden", "findings": [], "versions": {}}),
+    (registered(node="gpu-1"), {"node": "gpu-1", "error": "device_path_info returned no findings", "findings": [], "versions": {}}),
+    (registered(node="gpu-1", findings=[], versions={"gpu_device_plugin": "v0.18.0"}, summary={"agree": 0, "disagree": 0, "unknown": 0}),
+     {"node": "gpu-1", "findings": [], "versions": {"gpu_device_plugin": "v0.18.0"}, "summary": {"agree": 0, "disagree": 0, "unknown": 0}}),
+    (SKIPPED, None),
+    (None, None),
+])
+def test_the_device_path_read_failed_read_or_not_asked(result, expected):
+    assert compose.compose({"device_path": result})["device_path"] == expected
+
+
+def test_a_read_no_source_takes_or_of_the_wrong_kind_is_refused_by_name():
+    with pytest.raises(EvidenceError, match=r"^placement evidence: no source reads kubelet_verfy \(known: node_object, kubelet_files, "
+                                            r"pod_resources, placement, canary, topology, kubelet_verify, metrics_after, "):
+        compose.compose({"kubelet_verfy": {}})
+    with pytest.raises(EvidenceError, match=r"^placement evidence: device_path must be a task result \(a mapping\), got list$"):
+        compose.compose({"device_path": []})
+    with pytest.raises(EvidenceError, match=r"^placement evidence: canary must be a mapping, got str$"):
+        compose.compose({"canary": "default/pod"})
+    with pytest.raises(EvidenceError, match=r"^placement evidence: reads must be a mapping of node_object, "):
+        compose.compose(None)
