@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The evidence sources: what the verify step reads for one node, and where each value goes in the record (pure).
 
-Public: `Source`, `SOURCES`, `READS`, `names`, `by_name`, `placements`.
+Public: `Source`, `SOURCES`, `names`, `by_name`, `placements`, `reads`.
 
 The one list the record iterates (`_record.record`, `_record.shapes`, `_record.verdict`,
 `_record.sections`): a new source is one file in `composition/` (how its task result becomes
@@ -114,6 +114,3 @@ def reads(sources=None):
     for source in SOURCES if sources is None else sources:
         found += [key for key in source.reads if key not in found]
     return tuple(found)
-
-
-READS = reads()
