@@ -83,8 +83,8 @@ SOURCES = (
            "against canary", "the service_comparison role (service_load, service_window), or the operator's comparison",
            ("service_comparison_ran", "service_comparison_result", "service_comparison_given"), service_objectives.compose,
            criteria=("service",), record="attestation", gate="canary"),
-    Source("rollback", "the task __placement_evidence_rollback when the role has one; else the operator (numa_gate_rollback)",
-           "__placement_evidence_rollback, else numa_gate_rollback", ("rollback_task", "rollback_given"), rollback.compose,
+    Source("rollback", "node: the node's own transition records and the check rehearse.yml kept beside the rollback's journal",
+           "rehearsal_info (__placement_evidence_rollback)", ("rollback_task",), rollback.compose,
            criteria=("rollback",), record="attestation", gate="canary"),
     Source("device_path", "API: the device plugin's pod and ConfigMap, the DRA driver's ResourceSlices, the SR-IOV config, the Node's "
            "allocatable; PodResources GetAllocatableResources for the advertised NUMA", "device_path_info", ("device_path",),

@@ -4,9 +4,10 @@
 
 Public: `compose`.
 
-From ``rollback_task`` (the role's task registered as ``__placement_evidence_rollback``, when the role
-has one: the rollback evidence it read, under its ``rollback`` key) when that task ran; otherwise the
-operator's statement (``rollback_given``, ``numa_gate_rollback``: ``{rehearsed, detail}``), as before.
+From ``rollback_task``, the role's task registered as ``__placement_evidence_rollback``: the
+rehearsal_info module's result, the rollback evidence read from the node's own transition records and
+the check rehearse.yml kept there, under its ``rollback`` key. A read that did not run or failed gives
+None (the rollback criterion defers); no operator statement stands in for it.
 """
 
 from __future__ import annotations
@@ -18,4 +19,4 @@ def compose(reads):
     found = task_result.result(reads, "rollback_task")
     if found is not None and "rollback" in found:
         return found["rollback"]
-    return task_result.value(reads, "rollback_given")
+    return None

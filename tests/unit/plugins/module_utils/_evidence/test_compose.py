@@ -55,8 +55,7 @@ def full_reads(root, facts):
         "service_comparison_ran": False,
         "service_comparison_result": None,
         "service_comparison_given": inputs["service_objectives"],
-        "rollback_task": None,
-        "rollback_given": inputs["rollback"],
+        "rollback_task": registered(rollback=inputs["rollback"], transitions=[]),
     }
     return reads, inputs
 
@@ -96,7 +95,7 @@ def test_nothing_read_is_none_and_a_canary_without_uid_has_no_findings():
     reads = {"topology": ri.h200_facts(), "node_object": registered(api_found=False, resources=[]), "kubelet_files": SKIPPED,
              "kubelet_verify": SKIPPED, "metrics_after": SKIPPED, "canary": canary_result(uid=None, admitted=False), "placement": SKIPPED,
              "pod_resources": SKIPPED, "device_path": SKIPPED, "service_comparison_ran": True, "service_comparison_result": None,
-             "service_comparison_given": {"state": "held"}, "rollback_task": SKIPPED, "rollback_given": None}
+             "service_comparison_given": {"state": "held"}, "rollback_task": SKIPPED}
     assert compose.compose(reads) == {
         "versions": {}, "baseline_config": None, "target_config": None, "allocations": None, "findings": [],
         "canary": {"pod": ri.CANARY, "admission": {"admitted": False, "failures": []}}, "configuration": {"verified": False, "message": ""},
@@ -128,12 +127,18 @@ def test_the_service_comparison_is_the_roles_when_it_ran_else_the_operators():
                             "service_comparison_given": given})["service_objectives"] == given
 
 
-def test_the_rollback_is_the_tasks_when_it_ran_else_the_operators():
-    task = registered(rollback={"state": "rehearsed", "rehearsed": True}, node="h200-vm")
+def test_the_rollback_is_the_node_read_never_a_statement():
+    task = registered(rollback={"state": "rehearsed", "rehearsed": True}, transitions=[])
     stated = {"rehearsed": True, "detail": "rollback.yml restored the baseline"}
-    assert compose.compose({"rollback_task": task, "rollback_given": stated})["rollback"] == {"state": "rehearsed", "rehearsed": True}
-    assert compose.compose({"rollback_task": SKIPPED, "rollback_given": stated})["rollback"] == stated
-    assert compose.compose({"rollback_given": None})["rollback"] is None
+    assert compose.compose({"rollback_task": task})["rollback"] == {"state": "rehearsed", "rehearsed": True}
+    # Skipped, or failed (failed_when: false, no rollback in it): no evidence.
+    assert compose.compose({"rollback_task": SKIPPED})["rollback"] is None
+    assert compose.compose({"rollback_task": registered(msg="transitions is a symlink; not read")})["rollback"] is None
+    assert compose.compose({})["rollback"] is None
+    # An operator's statement is no read at all: refused by name.
+    with pytest.raises(EvidenceError) as raised:
+        compose.compose({"rollback_task": SKIPPED, "rollback_given": stated})
+    assert str(raised.value).startswith("placement evidence: no source reads rollback_given (known: ")
 
 
 def test_a_podresources_socket_that_could_not_be_read_is_a_finding_not_silence(tmp_path):
