@@ -98,7 +98,9 @@ rollback:
       type: list
       elements: str
 transitions:
-  description: Every transition of the node, oldest first (C(transition), C(target), C(outcome), C(open), C(opened), C(closed), C(duration_s), C(failed_steps)).
+  description:
+    - Every transition of the node, oldest first (C(transition), C(target), C(outcome), C(open), C(opened), C(closed), C(duration_s),
+      C(failed_steps)).
   returned: always
   type: list
   elements: dict

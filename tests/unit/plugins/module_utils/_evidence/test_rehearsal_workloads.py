@@ -2,7 +2,8 @@
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import rehearsal_workloads as rw
 
-from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._evidence.rehearsal_pods import AGENT, BEFORE, CACHE, CACHE_UID, DS_UID, NODE, RS_UID, WEB, pod
+from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._evidence.rehearsal_pods import (
+    AGENT, BEFORE, CACHE, CACHE_UID, DS_UID, NODE, RS_UID, WEB, pod)
 
 BEFORE_WORKLOADS = {
     "workloads": [
