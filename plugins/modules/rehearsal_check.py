@@ -11,7 +11,7 @@ short_description: Keep on the node the check after a rehearsed rollback (worklo
 version_added: 0.1.0
 author: GPU Smith (@gpusmith)
 description:
-  - After a rollback that P(gpusmith.numa_gate.rehearse#playbook) rehearses, checks what was observed - each workload of the
+  - After a rollback that C(playbooks/rehearse.yml) rehearses, checks what was observed - each workload of the
     node (a controller's pods on it before the rollback, from M(gpusmith.numa_gate.rehearsal_workloads)) recreated and Ready on
     the node, and PodResources (M(gpusmith.numa_gate.pod_resources_info), read on the node after the rollback) listing each of
     their pods with no pod-level C(cpu_ids) or C(memory) left - and keeps the result beside the rollback's journal, as
