@@ -4,9 +4,12 @@
 
 Public: `compose`, `MATCHES`.
 
-From ``kubelet_verify`` (kubelet_verify, through the API): ``{verified, message}``. Verified only
-when the task did not fail and named no mismatch; a result without ``mismatches`` (the module failed:
-not Ready, /configz unreadable) is not verified, and its ``msg`` says why. Not run: not verified.
+From ``kubelet_verify`` (kubelet_verify, through the API): ``{verified, message}``. kubelet_verify
+returns ``msg`` only when it failed (not Ready and healthy in time, /configz unreadable, settings other
+than the plan: `_transition.ready.verify`), and under ``failed_when: false`` its result reads
+``failed: false`` all the same, with ``mismatches: []`` when it never got to /configz. So it is
+verified only when the result has no ``msg``, says ``ready: true`` and names no mismatch; otherwise
+not, and ``msg`` says why. Not run: not verified.
 """
 
 from __future__ import annotations
@@ -18,7 +21,6 @@ MATCHES = "/configz matches the plan"
 
 def compose(reads):
     found = task_result.result(reads, "kubelet_verify") or {}
-    succeeded = bool(found) and not found.get("failed", False)
-    mismatches = found.get("mismatches", ["unknown"])
-    verified = succeeded and mismatches is not None and len(mismatches) == 0
-    return {"verified": verified, "message": found["msg"] if "msg" in found else (MATCHES if succeeded else "")}
+    failed = bool(found.get("failed")) or "msg" in found or found.get("ready") is not True
+    verified = not failed and found.get("mismatches") == []
+    return {"verified": verified, "message": found["msg"] if "msg" in found else (MATCHES if verified else "")}

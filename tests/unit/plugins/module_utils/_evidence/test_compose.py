@@ -45,7 +45,7 @@ def full_reads(root, facts):
         "topology": facts,
         "node_object": registered(api_found=True, resources=[{"kind": "Node", "metadata": {"name": "h200-vm"}, "status": {"nodeInfo": NODE_INFO}}]),
         "kubelet_files": registered(base=inputs["baseline_config"], effective=inputs["target_config"], dropins=[]),
-        "kubelet_verify": registered(node="h200-vm", mismatches=[]),
+        "kubelet_verify": registered(node="h200-vm", ready=True, healthz="ok", mismatches=[], waited_s=20.1),
         "metrics_after": registered(rates=inputs["metrics"], scrape={"samples": []}),
         "canary": canary_result(),
         "placement": registered(pods=[placement.read_pods(root, [ri.UID])[1][0]]),
@@ -106,14 +106,20 @@ def test_nothing_read_is_none_and_a_canary_without_uid_has_no_findings():
 
 
 @pytest.mark.parametrize("result, expected", [
-    (registered(node="n1", mismatches=[]), {"verified": True, "message": "/configz matches the plan"}),
-    (registered(node="n1", mismatches=[], msg="n1: Ready, healthy, /configz matches"), {"verified": True, "message": "n1: Ready, healthy, /configz matches"}),
-    # The module failed (failed_when: false reads failed: false): no mismatches key, its msg says why.
-    (registered(node="n1", msg="verify n1: not Ready and healthy for 5s in a row within 0s"),
-     {"verified": False, "message": "verify n1: not Ready and healthy for 5s in a row within 0s"}),
-    (registered(node="n1", mismatches=["cpuManagerPolicy: planned static, running none"], msg="n1: /configz differs from the plan"),
-     {"verified": False, "message": "n1: /configz differs from the plan"}),
+    (registered(node="n1", ready=True, mismatches=[]), {"verified": True, "message": "/configz matches the plan"}),
+    # kubelet_verify failed; under failed_when: false its result reads failed: false, with mismatches [] (it never read /configz)
+    # and the msg the VerifyError gave (_transition/ready.py), as the placement_evidence role test shows for real.
+    (registered(node="n1", ready=False, mismatches=[], configz={},
+                msg="verify n1: not Ready and healthy for 5s in a row within 0s; last seen: Ready=Unknown (NodeStatusUnknown: Kubelet stopped posting)"),
+     {"verified": False,
+      "message": "verify n1: not Ready and healthy for 5s in a row within 0s; last seen: Ready=Unknown (NodeStatusUnknown: Kubelet stopped posting)"}),
+    (registered(node="n1", ready=True, mismatches=[{"field": "cpuManagerPolicy", "expected": "static", "actual": "none"}],
+                msg="verify n1: Ready and healthy, but the kubelet runs with other settings than expected: cpuManagerPolicy"),
+     {"verified": False, "message": "verify n1: Ready and healthy, but the kubelet runs with other settings than expected: cpuManagerPolicy"}),
+    # A connection error before any read: no ready, no mismatches.
+    (registered(node="n1", msg="nodes \"n1\" not found"), {"verified": False, "message": "nodes \"n1\" not found"}),
     (dict(registered(node="n1", msg="boom"), failed=True), {"verified": False, "message": "boom"}),
+    (registered(node="n1", ready=True), {"verified": False, "message": ""}),
 ])
 def test_configuration_is_verified_only_without_failure_or_mismatch(result, expected):
     assert compose.compose({"kubelet_verify": result})["configuration"] == expected
