@@ -2,13 +2,16 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The ``findings`` source: the canary's placement on the node against the kubelet's allocation (pure).
 
-Public: `compose`, `CALL_CHECKS`.
+Public: `compose`, `CALL_CHECKS`, `READ_CHECK`.
 
 The canary's reconciled allocation (``pod_resources``' reconciled pod named like the canary) against
 its ``placement`` (placement_info: cgroups, thread masks, resident pages) and the locality oracle of
 the ``topology`` facts (`_evidence.reconcile.reconcile_pod`), when both were read; then the
 PodResources reader's own failures (checks ``podresources_socket``, ``podresources_call``), so a
-socket that could not be read is a finding, never silence. Always a list (the record is then ``full``).
+socket that could not be read is a finding, never silence; and when pod_resources_info itself failed
+(its ``msg``, no reading at all: the libraries missing on the node, a bad argument; under
+``failed_when: false`` it reads ``failed: false``), a ``podresources_read`` finding naming that
+failure. Always a list (the record is then ``full``).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.compo
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan import locality
 
 CALL_CHECKS = ("podresources_socket", "podresources_call")
+READ_CHECK = "podresources_read"
 
 
 def _allocation(resources, canary):
@@ -34,4 +38,9 @@ def compose(reads):
     if allocation and placed:
         oracle = locality.build(task_result.value(reads, "topology") or {})
         found = reconcile.reconcile_pod(allocation, placed, canary.get("container_ids"), oracle)
-    return found + [finding for finding in resources.get("findings") or [] if finding.get("check") in CALL_CHECKS]
+    found += [finding for finding in resources.get("findings") or [] if finding.get("check") in CALL_CHECKS]
+    if "msg" in resources and resources.get("reconciled") is None:
+        found.append({"pod": canary.get("pod"), "container": None, "check": READ_CHECK, "result": "unknown", "expected": "a PodResources reading",
+                      "observed": None, "sources": {"expected": "the canary", "observed": "pod_resources_info"},
+                      "message": "pod_resources_info failed, so the kubelet's allocations were not read: %s" % resources["msg"]})
+    return found

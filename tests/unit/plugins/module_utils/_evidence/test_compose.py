@@ -147,6 +147,23 @@ def test_the_rollback_is_the_node_read_never_a_statement():
     assert str(raised.value).startswith("placement evidence: no source reads rollback_given (known: ")
 
 
+def test_a_pod_resources_info_that_failed_is_a_finding_naming_it(tmp_path):
+    facts = ri.h200_facts()
+    reads, _inputs = full_reads(str(tmp_path), facts)
+    reads["pod_resources"] = registered(msg="Failed to import the required Python library (grpcio) on node's Python /usr/bin/python3")
+    found = compose.compose(reads)
+    assert (found["allocations"], found["findings"]) == (None, [{
+        "pod": ri.CANARY, "container": None, "check": "podresources_read", "result": "unknown", "expected": "a PodResources reading",
+        "observed": None, "sources": {"expected": "the canary", "observed": "pod_resources_info"},
+        "message": "pod_resources_info failed, so the kubelet's allocations were not read: Failed to import the required Python library "
+                   "(grpcio) on node's Python /usr/bin/python3"}])
+    built = record.build(facts, "h200-vm", dict(found, versions=ri.VERSIONS))
+    assert [r["message"] for r in built["verdict"]["reasons"] if r["criterion"] == "placement"] == [
+        "placement podresources_read unknown: pod_resources_info failed, so the kubelet's allocations were not read: Failed to import the "
+        "required Python library (grpcio) on node's Python /usr/bin/python3",
+        "placement canary_allocation unknown: pod %s: admitted, but PodResources was not read" % ri.CANARY]
+
+
 def test_a_podresources_socket_that_could_not_be_read_is_a_finding_not_silence(tmp_path):
     facts = ri.h200_facts()
     reads, _inputs = full_reads(str(tmp_path), facts)
