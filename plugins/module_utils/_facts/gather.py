@@ -43,7 +43,12 @@ def gather(root="/", gpu_source="auto", runner=None, nvidia=None):
     """
     if gpu_source not in GPU_SOURCES:
         raise TopologyError("gpu_source %r is not one of %s" % (gpu_source, ", ".join(GPU_SOURCES)))
-    where = sysfs.Root(root)
+    with sysfs.Root(root) as where:
+        return _gather(where, gpu_source, runner, nvidia)
+
+
+def _gather(where, gpu_source, runner, nvidia):
+    """`gather` under the `sysfs.Root` ``where`` (which the caller closes)."""
     if not where.isdir(where.path):
         raise TopologyError("root %s does not exist or is not a directory" % where.path)
     notes = _notes.Notes()

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _cpulist
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts.sysfs import _EXCERPT, excerpt, is_missing, read_text
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts.sysfs import _EXCERPT, _read_text, excerpt, is_missing
 
 _FULL_MASK = re.compile(r"^[0-9a-fA-F]{1,8}(?:,[0-9a-fA-F]{8})*$")
 # A cpumask never needs more 32-bit words than CPU ids up to _cpulist.MAX_CPU_ID.
@@ -50,7 +50,7 @@ def _parse_warning(path, text, exc):
 
 def read_cpulist_ids(path, root=None):
     """Like read_cpulist, but the CPU ids as a sorted list."""
-    text, warning = read_text(path, root)
+    text, warning = _read_text(root, path)
     if text is None:
         return None, warning
     try:
@@ -61,11 +61,11 @@ def read_cpulist_ids(path, root=None):
 
 def read_cpumask_ids(path, root=None):
     """Like read_cpumask, but the CPU ids as a sorted list."""
-    text, warning = read_text(path, root)
+    text, warning = _read_text(root, path)
     if text is None:
         return None, warning
     try:
-        return mask_ids(text), None
+        return _clean_mask_ids(text), None
     except _cpulist.CpuListError as exc:
         return None, _parse_warning(path, text, exc)
 
@@ -91,12 +91,16 @@ def mask_ids(text):
     The usual shape (32-bit words, all but the first 8 digits) is read as one
     integer; anything else goes through _cpulist.parse_mask, which checks it.
     """
-    cleaned = text.replace("\x00", "").strip()
+    return _clean_mask_ids(text.replace("\x00", "").strip(), text)
+
+
+def _clean_mask_ids(cleaned, text=None):
+    """`mask_ids` of text without NUL bytes or surrounding blanks (as `read_text` gives it); ``text`` as read, if it had them."""
     if cleaned.count(",") >= _MAX_MASK_WORDS:
         raise _cpulist.CpuListError("cpumask of %d words: more than the %d words that CPU ids up to %d need"
                                     % (cleaned.count(",") + 1, _MAX_MASK_WORDS, _cpulist.MAX_CPU_ID - 1))
     if not _FULL_MASK.match(cleaned):
-        return _cpulist.parse_mask(text)
+        return _cpulist.parse_mask(cleaned if text is None else text)
     # Leading zero words (most of a big machine's mask) stripped first: the integer is then short.
     digits = cleaned.replace(",", "").lstrip("0")
     value = int(digits, 16) if digits else 0
