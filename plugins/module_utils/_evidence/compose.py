@@ -21,8 +21,8 @@ def compose(reads, sources=None):
     """{source name: evidence} for one node (see the module docstring); ``sources`` defaults to `sources.SOURCES`."""
     sources = _sources.SOURCES if sources is None else sources
     if not isinstance(reads, dict):
-        raise EvidenceError("placement evidence: reads must be a mapping of %s, got %s" % (", ".join(_sources.reads(sources)),
-                                                                                            type(reads).__name__))
+        names = ", ".join(_sources.reads(sources))
+        raise EvidenceError("placement evidence: reads must be a mapping of %s, got %s" % (names, type(reads).__name__))
     known = _sources.reads(sources)
     unknown = sorted(str(key) for key in set(reads) - set(known))
     if unknown:

@@ -260,9 +260,9 @@ def _device_path_reasons(device_path):
         return []
     failed = [_reason("device_path", "defer", "the device path could not be read (device_path_info failed): %s; unknown is not agreement"
                       % device_path["error"])] if device_path.get("error") else []
-    return failed + [_reason("device_path", "defer", "device path %s %s: %s" % (f["check"], "disagrees" if f["result"] == "disagree" else "unknown",
-                                                                       f["message"]))
-            for f in device_path.get("findings") or [] if f.get("result") != "agree"]
+    said = {"disagree": "disagrees", "unknown": "unknown"}
+    return failed + [_reason("device_path", "defer", "device path %s %s: %s" % (f["check"], said.get(f["result"], "unknown"), f["message"]))
+                     for f in device_path.get("findings") or [] if f.get("result") != "agree"]
 
 
 def _device_path_changes(current, accepted):

@@ -31,6 +31,6 @@ def value(reads, key, kind=dict):
     """A value the role passes as is (the canary's result, the topology facts, an operator's statement): None, or a ``kind``."""
     found = reads.get(key)
     if found is not None and not isinstance(found, kind):
-        raise EvidenceError("placement evidence: %s must be a %s, got %s" % (key, "mapping" if kind is dict else kind.__name__,
-                                                                            type(found).__name__), field=key)
+        wanted = "mapping" if kind is dict else kind.__name__
+        raise EvidenceError("placement evidence: %s must be a %s, got %s" % (key, wanted, type(found).__name__), field=key)
     return found

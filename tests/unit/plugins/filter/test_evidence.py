@@ -14,8 +14,8 @@ POD = {"name": "p", "namespace": "n", "cpu_ids": "2-3", "memory": [],
 
 
 def test_filters_are_registered():
-    assert sorted(evidence.FilterModule().filters()) == ["metrics_rates", "placement_evidence", "placement_findings", "pod_allocations",
-                                                              "reservation_slack"]
+    names = ["metrics_rates", "placement_evidence", "placement_findings", "pod_allocations", "reservation_slack"]
+    assert sorted(evidence.FilterModule().filters()) == names
 
 
 def test_pod_allocations_and_findings():

@@ -22,7 +22,8 @@ SKIPPED = {"changed": False, "skipped": True, "skip_reason": "Conditional result
 NODE_INFO = {"kubeletVersion": "v1.37.1", "osImage": "debian-12-gpu-20261101", "containerRuntimeVersion": "containerd://2.1.4",
              "kernelVersion": "6.8.0-45-generic"}
 IDS = {"main": "containerd://" + ri.MAIN, "metrics": "containerd://" + ri.METRICS_ID, "logging": "containerd://" + ri.LOGGING_ID}
-SOCKET_FINDING = {"pod": None, "container": None, "check": "podresources_socket", "result": "unknown", "expected": "/var/lib/kubelet/pod-resources/kubelet.sock",
+SOCKET = "/var/lib/kubelet/pod-resources/kubelet.sock"
+SOCKET_FINDING = {"pod": None, "container": None, "check": "podresources_socket", "result": "unknown", "expected": SOCKET,
                   "observed": None, "sources": {"expected": "the kubelet's root dir", "observed": "the node"},
                   "message": "PodResources socket /var/lib/kubelet/pod-resources/kubelet.sock: not found"}
 
