@@ -182,7 +182,9 @@ def _cpu_topology(root, notes, cpu_dir, cpu, available, online_set):
     siblings = _read_first(root, notes, tdir, available["core"], cpu, "thread siblings (core_cpus, thread_siblings)")
     sibling_set = None
     if siblings is not None:
-        sibling_set = frozenset(siblings).intersection(online_set) | {cpu}
+        sibling_set = frozenset(siblings)
+        if cpu not in sibling_set or not sibling_set <= online_set:  # the usual mask: the CPU and online siblings only
+            sibling_set = sibling_set.intersection(online_set) | {cpu}
     if package is not None and package >= 0:
         package_key = ("id", package)
     else:

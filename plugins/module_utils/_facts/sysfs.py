@@ -322,50 +322,54 @@ def _read_bytes(path, root):
     to `_read_checked`, which asks `_fileio.read_regular` and raises its errors. A missing file
     raises `FileNotFoundError` from the lstat.
     """
-    if root.__class__ is Root:
-        head, _sep, name = path.rpartition("/")
-        place = root.file_dirs.get(head) if name not in _NOT_NAMES else None
-        if place is None and name not in _NOT_NAMES:
-            place = _spelled_dir(root, head)
-    else:
-        place = None
-    if place is None:
-        real = _inside(path, root, follow_last=False)
-        info = os.lstat(real)
-    else:
-        real, fd, prefix = place
-        real = path if real == head else real + "/" + name
-        info = os.stat(prefix + name, dir_fd=fd, follow_symlinks=False)
+    head, _sep, name = path.rpartition("/")
+    try:
+        real, fd, prefix = root.file_dirs[head]
+        if name in _NOT_NAMES:
+            raise KeyError(name)
+    except (KeyError, AttributeError):  # a directory not met yet, a name to normalise, or ``root`` not a Root
+        real, fd, prefix, name = _file_place(path, root, head, name)
+    info = os.stat(prefix + name, dir_fd=fd, follow_symlinks=False)
+    real = path if real == head else real + "/" + name
     size = info.st_size
     if info.st_mode & _S_IFMT != _S_IFREG or size > _MAX_READ:
         return _read_checked(path, root, real)
     try:
-        fd = os.open(real, _OPEN_FLAGS)
+        opened = os.open(real, _OPEN_FLAGS)
     except OSError:
         return _read_checked(path, root, real)
     try:
-        data = os.read(fd, size or _CHUNK)
+        data = os.read(opened, size or _CHUNK)
         if len(data) == size:
             return data
         chunks = [data]
         total = len(data)
         while data and total <= _MAX_READ:
-            data = os.read(fd, min(_CHUNK, _MAX_READ + 1 - total))
+            data = os.read(opened, min(_CHUNK, _MAX_READ + 1 - total))
             chunks.append(data)
             total += len(data)
     finally:
-        if place is None:
-            os.close(fd)
-        else:
+        if root.__class__ is Root:
             # Closed a batch at a time (consecutive fds in one close_range): a gather opens ~1,000 files.
             done = root._read_fds  # pylint: disable=protected-access
-            done.append(fd)
+            done.append(opened)
             if len(done) >= _CLOSE_BATCH:
                 root._read_fds = []  # pylint: disable=protected-access
                 _close_fds(done)
+        else:
+            os.close(opened)
     if total > _MAX_READ:
         return _read_checked(path, root, real)
     return b"".join(chunks)
+
+
+def _file_place(path, root, head, name):
+    """``(real directory, fd, prefix, name)`` for `_read_bytes` where the memo has no answer: `_spelled_dir`'s, else `_inside`'s."""
+    place = _spelled_dir(root, head) if root.__class__ is Root and name not in _NOT_NAMES else None
+    if place is not None:
+        return place + (name,)
+    real_dir, _sep, name = _inside(path, root, follow_last=False).rpartition("/")
+    return (real_dir, None, real_dir + "/", name)
 
 
 def _read_checked(path, root, real):
