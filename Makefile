@@ -86,7 +86,9 @@ prometheus: venv
 
 # Real systemd nodes in rootful podman; the image is built from Debian packages, never pulled.
 # default: the roles on two nodes; transition: enable.yml, rollback.yml and the stale-checkpoint
-# refusal with the kubelet stand-in as each node's kubelet and the API double on the controller.
+# refusal with the kubelet stand-in as each node's kubelet and the API double on the controller;
+# rehearse: rehearse.yml on one node (the record's rollback criterion, rehearsed, then deferred when a
+# workload does not come back). --all runs every scenario under extensions/molecule, one at a time.
 molecule: venv
 	bash scripts/molecule_image.sh
 	$(BIN)/molecule test --all
