@@ -6,6 +6,13 @@ The logic is in module_utils/_transition (ready, configz); this adapts it to a t
 progress lines through Ansible's display while it waits, credentials masked in what it returns,
 and one place (`outcome`) that turns an error into a failed result. It only reads: check mode
 runs it the same way.
+
+With ``decide`` it is the transition's decision (`_transition.decision.decide`, the same function as the
+``transition_decision`` filter): it asks the API only when the node's files say the node is at its target,
+and returns the decision, the API's answer under ``now``, and fails only on input the decision refuses
+(a node that is not Ready is not at its target, not a failure). The kubelet_transition role decides this
+way: one task on the controller, no filter lookup (which loads every filter file of the collection in
+the task's worker process).
 """
 
 from __future__ import annotations
@@ -18,7 +25,7 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._errors import 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import secrets
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import api as kube_api
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import connection
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import ready
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import decision, ready
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api.outcome import outcome
 
 ARGUMENT_SPEC = {
@@ -29,6 +36,16 @@ ARGUMENT_SPEC = {
     "timeout": {"type": "int", "default": 180},
     "stable_s": {"type": "int", "default": 20},
     "poll": {"type": "float", "default": 2},
+    "decide": {"type": "dict", "options": {
+        "target": {"type": "str", "required": True, "choices": list(decision.TARGETS)},
+        "render": {"type": "dict", "required": True},
+        "checkpoints": {"type": "dict", "required": True},
+        "baseline": {"type": "dict", "required": True},
+        "allow_disruption": {"type": "bool", "default": False},
+        "host": {"type": "str", "default": "the node"},
+        "mode": {"type": "str", "default": "dropin", "choices": list(decision.MODES)},
+        "config_dir": {"type": "str"},
+    }},
 }
 
 
@@ -54,8 +71,23 @@ class ActionModule(ActionBase):
             return dict(ready.verify(api, args["node"], args["expect"], timeout=args["timeout"], stable_s=args["stable_s"],
                                      poll=args["poll"], display=display.display), changed=False)
 
-        answer = outcome(body, node=args["node"])
-        result.update(_masked(answer, args["expect"]))
+        decide = args["decide"]
+        if decide is None:
+            result.update(_masked(outcome(body, node=args["node"]), args["expect"]))
+            return result
+
+        def decided(now):
+            return decision.decide(decide["target"], decide["render"], decide["checkpoints"], decide["baseline"], now=now,
+                                   allow_disruption=decide["allow_disruption"], host=decide["host"], mode=decide["mode"],
+                                   config_dir=decide["config_dir"])
+
+        first = outcome(lambda: {"decision": decided(None)}, node=args["node"])
+        if first.get("failed") or not first["decision"]["ask_api"]:
+            result.update(first, changed=False, node=args["node"], asked_api=False)
+            return result
+        now = _masked(outcome(body, node=args["node"]), args["expect"])
+        result.update(outcome(lambda: {"decision": decided(now)}, node=args["node"]), changed=False, node=args["node"], asked_api=True,
+                      now=now)
         return result
 
 

@@ -55,6 +55,47 @@ options:
       - Seconds between two looks; a progress line is printed at each.
     type: float
     default: 2
+  decide:
+    description:
+      - Decide whether the node is at a transition's target instead (the C(transition_decision) filter's function, the
+        kubelet_transition role's decision). The API is asked only when the node's files say it is at its target;
+        the task returns RV(decision), and the API's answer under RV(now), and fails only on input the decision refuses.
+        A node that is not Ready, or an API that cannot be reached, is a node not at its target, not a failure.
+    type: dict
+    suboptions:
+      target:
+        description: The transition's target.
+        type: str
+        required: true
+        choices: [enable, rollback]
+      render:
+        description: The target rendered without writing it (the registered result of P(gpusmith.numa_gate.kubelet_render#module)).
+        type: dict
+        required: true
+      checkpoints:
+        description: Whether the kubelet would refuse its checkpoints under the target (P(gpusmith.numa_gate.kubelet_checkpoint#module)'s result).
+        type: dict
+        required: true
+      baseline:
+        description: The node's kept baseline (P(gpusmith.numa_gate.kubelet_baseline#module)'s result).
+        type: dict
+        required: true
+      allow_disruption:
+        description: Whether a needed transition may cordon, drain and restart the kubelet; when false, the decision refuses it.
+        type: bool
+        default: false
+      host:
+        description: The host's name, for the messages.
+        type: str
+        default: the node
+      mode:
+        description: How the configuration is written (a drop-in, or the main file).
+        type: str
+        default: dropin
+        choices: [dropin, main]
+      config_dir:
+        description: The drop-in folder the kubelet must be started with, in C(dropin) mode.
+        type: str
 seealso:
   - module: gpusmith.numa_gate.kube_node
 notes:
@@ -123,9 +164,28 @@ mismatches:
   sample: [{field: cpuManagerPolicy, expected: static, actual: none}]
 waited_s:
   description: Seconds it waited.
-  returned: always, unless the arguments or the kubeconfig were refused
+  returned: always, unless the arguments or the kubeconfig were refused (with O(decide), under RV(now))
   type: float
   sample: 20.3
+decision:
+  description:
+    - With O(decide), whether the node is at its target (C(converged)), whether its files already hold it
+      (C(target_in_place)), whether the API was asked (C(ask_api)), why not (C(reasons), one line each) and the
+      message to stop with, changing nothing (C(refusal), or null).
+  returned: with O(decide), unless its input was refused
+  type: dict
+  sample: {converged: false, target_in_place: false, ask_api: false, reasons: [the configuration differs (/etc/kubernetes/kubelet.conf.d/50-numa-gate.conf)],
+           refusal: null}
+asked_api:
+  description: With O(decide), whether the API was asked (only when the node's files say it is at its target).
+  returned: with O(decide)
+  type: bool
+  sample: false
+now:
+  description: With O(decide), when the API was asked, its answer (the keys above, and C(failed) and C(msg) when the node was not Ready and stable).
+  returned: with O(decide), when the API was asked
+  type: dict
+  sample: {node: gpu-node-01, ready: true, healthz: ok, mismatches: [], waited_s: 0.1}
 """
 
 from ansible.module_utils.basic import AnsibleModule
@@ -141,6 +201,16 @@ ARGUMENT_SPEC = {
     "timeout": {"type": "int", "default": 180},
     "stable_s": {"type": "int", "default": 20},
     "poll": {"type": "float", "default": 2},
+    "decide": {"type": "dict", "options": {
+        "target": {"type": "str", "required": True, "choices": ["enable", "rollback"]},
+        "render": {"type": "dict", "required": True},
+        "checkpoints": {"type": "dict", "required": True},
+        "baseline": {"type": "dict", "required": True},
+        "allow_disruption": {"type": "bool", "default": False},
+        "host": {"type": "str", "default": "the node"},
+        "mode": {"type": "str", "default": "dropin", "choices": ["dropin", "main"]},
+        "config_dir": {"type": "str"},
+    }},
 }
 
 

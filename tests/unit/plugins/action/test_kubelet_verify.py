@@ -7,6 +7,7 @@ from __future__ import annotations
 import http.server
 import json
 import os
+import re
 import subprocess
 import threading
 
@@ -118,3 +119,54 @@ def test_the_module_file_documents_the_action_and_refuses_to_run_on_a_host(tmp_p
     done = subprocess.run([ansible_run.PYTHON, module_file.__file__, str(args)], capture_output=True, text=True, timeout=60, check=False, env=env)
     assert json.loads(done.stdout)["msg"] == ("gpusmith.numa_gate.kubelet_verify runs as an action plugin on the controller; "
                                               "this module file only holds its documentation")
+
+
+DROPIN = "/etc/kubernetes/kubelet.conf.d/50-numa-gate.conf"
+CONFIG_DIR = "/etc/kubernetes/kubelet.conf.d"
+KEPT = {"intact": True, "problems": [], "open_transition": None, "drift": [],
+        "manifest": {"facts": {"flags": {"config": "/var/lib/kubelet/config.yaml", "config_dir": CONFIG_DIR}, "flags_source": "process"}}}
+CLEAN = {"would_refuse": False, "refusals": {"cpu": None, "memory": None}}
+
+
+def deciding(kubeconfig, render, expect, allow_disruption=True):
+    """kubelet_verify with decide, in process."""
+    return run_in_process({"kubeconfig": kubeconfig, "node": "n1", "expect": expect, "timeout": 0, "stable_s": 0, "poll": 0.1,
+                             "decide": {"target": "enable", "render": render, "checkpoints": CLEAN, "baseline": KEPT, "host": "gpu-7",
+                                        "allow_disruption": allow_disruption, "config_dir": CONFIG_DIR, "mode": "dropin"}})
+
+
+def test_with_decide_files_that_differ_decide_without_asking_the_api(kubeconfig, tmp_path):
+    # A kubeconfig naming a server nobody listens on: any request would be a failed decision, not this one.
+    dead = tmp_path / "dead-kubeconfig"
+    dead.write_text(re.sub(r"127\.0\.0\.1:\d+", "127.0.0.1:1", open(kubeconfig, encoding="utf-8").read()))
+    result = run_in_process({"kubeconfig": str(dead), "node": "n1", "expect": {"cpuManagerPolicy": "static"},
+                             "decide": {"target": "enable", "render": {"changed": True, "path": DROPIN}, "checkpoints": CLEAN, "baseline": KEPT,
+                                        "host": "gpu-7", "allow_disruption": True, "config_dir": CONFIG_DIR}})
+    assert result == {"changed": False, "node": "n1", "asked_api": False, "decision": {
+        "converged": False, "target_in_place": False, "ask_api": False, "reasons": ["the configuration differs (%s)" % DROPIN], "refusal": None}}
+
+
+def test_with_decide_a_node_at_its_target_is_converged_after_the_api_says_so(kubeconfig):
+    result = deciding(kubeconfig, {"changed": False, "path": DROPIN}, {"cpuManagerPolicy": "static"})
+    assert (result["changed"], result["asked_api"], result.get("failed")) == (False, True, None)
+    assert result["decision"] == {"converged": True, "target_in_place": True, "ask_api": True, "reasons": [], "refusal": None}
+    assert (result["now"]["ready"], result["now"]["mismatches"]) == (True, [])
+    assert result["now"]["configz"]["staticPodURLHeader"] == {"Authorization": ["********"]}
+
+
+def test_with_decide_a_mismatch_or_a_node_not_ready_is_a_reason_not_a_failure(double, kubeconfig):
+    result = deciding(kubeconfig, {"changed": False, "path": DROPIN}, {"cpuManagerPolicy": "none"})
+    assert result.get("failed") is None and result["now"]["failed"] is True
+    assert result["decision"] == {"converged": False, "target_in_place": True, "ask_api": True, "reasons": [
+        '/configz does not show the target (cpuManagerPolicy: expected "none", /configz shows "static")'], "refusal": None}
+    double.set_node_ready("n1", "Unknown")
+    result = deciding(kubeconfig, {"changed": False, "path": DROPIN}, {}, allow_disruption=False)
+    assert result.get("failed") is None
+    assert result["decision"]["reasons"] == ["the node is not Ready (%s)" % result["now"]["msg"]]
+    assert result["decision"]["refusal"].startswith("gpu-7: reaching the enable target needs a cordon, a drain and a kubelet restart (the node is not Ready")
+
+
+def test_with_decide_input_the_decision_refuses_fails_the_task(kubeconfig):
+    result = run_in_process({"kubeconfig": kubeconfig, "node": "n1",
+                             "decide": {"target": "enable", "render": {"changed": "yes"}, "checkpoints": CLEAN, "baseline": KEPT}})
+    assert (result["failed"], result["msg"], result["asked_api"]) == (True, "render.changed must be true or false, not 'yes'", False)
