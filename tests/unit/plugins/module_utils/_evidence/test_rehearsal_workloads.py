@@ -65,8 +65,8 @@ def listed(name, namespace="default", cpu_ids="", memory=()):
     return {"name": name, "namespace": namespace, "cpu_ids": cpu_ids, "memory": list(memory), "containers": [{"name": "c", "cpu_ids": ""}]}
 
 
-PR_OK = {"reachable": True, "findings": [], "pods": [listed("node-agent-hx4tq", "kube-system"), listed("web-7c9f5d-bz4kq"),
-                                                      listed("web-7c9f5d-x9lmp"), listed("cache-5b8d4c-pq7rs")]}
+PR_PODS = [listed("node-agent-hx4tq", "kube-system"), listed("web-7c9f5d-bz4kq"), listed("web-7c9f5d-x9lmp"), listed("cache-5b8d4c-pq7rs")]
+PR_OK = {"reachable": True, "findings": [], "pods": PR_PODS}
 
 
 def test_podresources_at_container_scope_leaves_nothing():
