@@ -13,7 +13,9 @@ from ansible_collections.gpusmith.numa_gate.plugins.modules import rehearsal_che
 from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._evidence.rehearsal_pods import CACHE, NODE, WEB, pod
 
 STATE = "/var/lib/numa-gate"
-ENABLE, ROLLBACK, AGAIN = "20261201T090000Z", "20261201T091000Z", "20261201T092000Z"
+ENABLE = "20261201T090000Z"
+ROLLBACK = "20261201T091000Z"
+AGAIN = "20261201T092000Z"
 BEFORE = rehearsal_workloads.workloads([pod("web-7c9f5d-q2xkp", "u-web-1", WEB), pod("cache-5b8d4c-w7rtl", "u-cache-1", CACHE)], NODE)
 PODRESOURCES = {"reachable": True, "findings": [], "pods": [
     {"name": "web-7c9f5d-bz4kq", "namespace": "default", "cpu_ids": "", "memory": [], "containers": [{"name": "c", "cpu_ids": ""}]},
