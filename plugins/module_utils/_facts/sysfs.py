@@ -105,13 +105,8 @@ class Root:
     def relative(self, absolute):
         return os.path.relpath(absolute, self.path)
 
-    def read_text(self, path):
-        """`read_text` under this root."""
-        return _read_text(self, path)
-
-    def read_int(self, path):
-        """`read_int` under this root."""
-        return _read_int(self, path)
+    # read_text(path) and read_int(path): `_read_text` and `_read_int` themselves (root first), set below the
+    # functions, so a read through the Root is one call less.
 
     def list_dir(self, path):
         return list_dir(path, self)
@@ -445,6 +440,10 @@ def _read_int(root, path):
         return int(text, 10), None
     except ValueError:
         return None, "%s: %r is not an integer" % (path, excerpt(text))
+
+
+Root.read_text = _read_text
+Root.read_int = _read_int
 
 
 def read_text(path, root=None):

@@ -53,10 +53,36 @@ def read_cpulist_ids(path, root=None):
     text, warning = _read_text(root, path)
     if text is None:
         return None, warning
+    ids = _plain_cpulist(text)
+    if ids is not None:
+        return ids, None
     try:
         return _cpulist.parse(text), None
     except _cpulist.CpuListError as exc:
         return None, _parse_warning(path, text, exc)
+
+
+def _plain_cpulist(text):
+    """The ids of a cpulist written the plain way (ASCII digits, ranges ascending and apart: "0-3,8"), as
+    `_cpulist.parse` gives them; None for anything else, left to `_cpulist.parse` (and its errors)."""
+    ids = []
+    end = -1
+    for part in text.split(","):
+        first, dash, last = part.partition("-")
+        if not (first.isdigit() and first.isascii()):
+            return None
+        start = int(first)
+        if dash:
+            if not (last.isdigit() and last.isascii()):
+                return None
+            stop = int(last)
+        else:
+            stop = start
+        if start <= end or stop < start or stop >= _cpulist.MAX_CPU_ID:
+            return None
+        ids.extend(range(start, stop + 1))
+        end = stop
+    return ids
 
 
 def read_cpumask_ids(path, root=None):
