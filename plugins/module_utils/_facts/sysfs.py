@@ -19,7 +19,6 @@ short excerpt of what a file holds.
 
 from __future__ import annotations
 
-import errno
 import os
 import posixpath
 import stat
