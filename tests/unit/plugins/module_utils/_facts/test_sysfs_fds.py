@@ -155,3 +155,16 @@ def test_an_open_refused_for_a_directory_fd_falls_back_to_paths(monkeypatch):
 
     monkeypatch.setattr(sysfs.os, "open", no_dir_fds)
     assert gather(H200, gpu_source="sysfs") == expected
+
+
+def test_every_fd_goes_back_when_a_gather_refuses_the_root(tmp_path):
+    """A root without CPU topology raises TopologyError; the fds the gather opened on the way are closed all the same."""
+    write(tmp_path / "root" / "sys" / "devices" / "system" / "node" / "online", "0\n")
+    before = open_fds()
+    try:
+        gather(str(tmp_path / "root"), gpu_source="sysfs")
+    except sysfs.TopologyError as exc:
+        assert "no CPU topology under root" in str(exc)
+    else:
+        raise AssertionError("a root without sys/devices/system/cpu gave facts")
+    assert open_fds() == before
