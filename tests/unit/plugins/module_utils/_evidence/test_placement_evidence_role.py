@@ -78,7 +78,8 @@ def test_check_mode_reads_the_files_and_the_node_sends_nothing_and_composes_one_
         "placement_evidence_kubelet_config_path": str(tmp_path / "config.yaml"), "placement_evidence_kubelet_config_dir": str(tmp_path / "conf.d"),
         "placement_evidence_kubelet_root_dir": str(tmp_path / "kubelet"), "placement_evidence_verify_timeout": 1,
         "placement_evidence_verify_stable_s": 1, "podresources_client_manage_packages": False,
-        "podresources_client_python": ansible_run.PYTHON, "canary_timeout": 2, "canary_poll": 1})
+        "podresources_client_python": ansible_run.PYTHON, "canary_timeout": 2, "canary_poll": 1,
+        "kubelet_transition_state_dir": str(tmp_path / "state")})
     by_name = {task["task"]["name"].split(" : ", 1)[-1]: task["hosts"]["localhost"] for task in tasks}
     assert found["versions"] == {"container_runtime": "containerd://2.1.0", "kubelet": "v1.37.1", "node_image": "Debian GNU/Linux 12 (bookworm)"}
     assert (found["baseline_config"], found["target_config"]) == (BASE, dict(BASE, cpuManagerPolicy="static", reservedSystemCPUs="0-1"))
@@ -97,8 +98,11 @@ def test_check_mode_reads_the_files_and_the_node_sends_nothing_and_composes_one_
         "Scrape the kubelet's metrics after the canary, with rates", "Remove the canary")] == [True] * 5
     assert {key: found[key] for key in ("allocations", "findings", "metrics", "service_objectives", "device_path")} == {
         "allocations": None, "findings": [], "metrics": None, "service_objectives": None, "device_path": None}
-    # The rollback source: the role's rollback task's evidence when it has one, else the operator's (none given here).
-    rollback_task = [outcome for name, outcome in by_name.items() if name.startswith("Read the rollback")]
-    assert found["rollback"] == (rollback_task[0]["rollback"] if rollback_task else None)
+    # The rollback source: rehearsal_info on this node's own state folder (here one with no transitions: never rehearsed),
+    # read in check mode as well; never a variable.
+    rollback_task = by_name["Read the rollback rehearsal from the node's transition records"]
+    assert found["rollback"] == rollback_task["rollback"] == {
+        "schema_version": 1, "node": "gpu-1", "state": "not rehearsed", "rehearsed": False, "enable": None, "rollback": None,
+        "re_enable": None, "check": None, "missing": [], "problems": [], "transitions": [], "notes": []}
     assert sorted(found) == sorted(("versions", "baseline_config", "target_config", "allocations", "findings", "canary", "configuration", "metrics",
                                     "service_objectives", "rollback", "device_path"))
