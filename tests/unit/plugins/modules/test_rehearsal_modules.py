@@ -100,7 +100,9 @@ def test_the_check_goes_only_with_a_closed_rollback_of_this_node(capsys, tmp_pat
         ROLLBACK: "rollback %s is still open on this node: finish it (rollback.yml) before its check is kept; nothing was kept" % ROLLBACK,
         "20261201T000000Z": "no transition 20261201T000000Z on this node (/var/lib/numa-gate/transitions/20261201T000000Z); nothing was kept"}
     assert not (tmp_path / "var/lib/numa-gate/transitions" / ROLLBACK / "rehearsal.json").exists()
-    bad = run(capsys, rehearsal_check, **dict(base, transition=ROLLBACK, workloads={"workloads": [{"owner": "x"}]}))
+    shapeless = dict(base, transition=ROLLBACK)
+    shapeless["workloads"] = {"workloads": [{"owner": "x"}]}
+    bad = run(capsys, rehearsal_check, **shapeless)
     assert bad["msg"] == ("workloads.workloads[0] has no kind: a workload after the rollback has before, expected, kind, name, namespace, now, "
                           "owner, ready, state")
     rollback = run(capsys, rehearsal_info, root=str(tmp_path), node=NODE)["rollback"]
