@@ -11,5 +11,5 @@ Import the submodules explicitly; this file holds only this map. Each module has
 - ``allocations``: pod_resources_info's reconciled allocations.  ``findings``: the canary's placement findings.
 - ``canary``: the canary and its admission.  ``configuration``: kubelet_verify's result.
 - ``metrics``: the rates between the two scrapes.  ``service_objectives``: the service comparison.
-- ``rollback``: the rollback evidence (a task's, else the operator's).  ``device_path``: device_path_info, a failed read kept as one.
+- ``rollback``: rehearsal_info's rollback evidence (never an operator's).  ``device_path``: device_path_info, a failed read kept as one.
 """
