@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The ``findings`` source: the canary's placement on the node against the kubelet's allocation (pure).
 
-Public: `compose`, `CALL_CHECKS`, `READ_CHECK`.
+Public: `compose`, `CALL_CHECKS`, `READ_CHECK`, `PLACEMENT_READ_CHECK`.
 
 The canary's reconciled allocation (``pod_resources``' reconciled pod named like the canary) against
 its ``placement`` (placement_info: cgroups, thread masks, resident pages) and the locality oracle of
@@ -11,7 +11,9 @@ PodResources reader's own failures (checks ``podresources_socket``, ``podresourc
 socket that could not be read is a finding, never silence; and when pod_resources_info itself failed
 (its ``msg``, no reading at all: the libraries missing on the node, a bad argument; under
 ``failed_when: false`` it reads ``failed: false``), a ``podresources_read`` finding naming that
-failure. Always a list (the record is then ``full``).
+failure; likewise a ``placement_read`` finding when placement_info failed outright (its ``msg``, no
+``pods``: the cgroup tree not readable, a bad argument), so the record says why nothing was compared
+instead of only "no placement evidence". Always a list (the record is then ``full``).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan import lo
 
 CALL_CHECKS = ("podresources_socket", "podresources_call")
 READ_CHECK = "podresources_read"
+PLACEMENT_READ_CHECK = "placement_read"
 
 
 def _allocation(resources, canary):
@@ -31,7 +34,8 @@ def _allocation(resources, canary):
 
 def compose(reads):
     resources = task_result.result(reads, "pod_resources") or {}
-    placed = ((task_result.result(reads, "placement") or {}).get("pods") or [None])[0]
+    placement = task_result.result(reads, "placement") or {}
+    placed = (placement.get("pods") or [None])[0]
     canary = task_result.value(reads, "canary") or {}
     allocation = _allocation(resources, canary)
     found = []
@@ -43,4 +47,10 @@ def compose(reads):
         found.append({"pod": canary.get("pod"), "container": None, "check": READ_CHECK, "result": "unknown", "expected": "a PodResources reading",
                       "observed": None, "sources": {"expected": "the canary", "observed": "pod_resources_info"},
                       "message": "pod_resources_info failed, so the kubelet's allocations were not read: %s" % resources["msg"]})
+    if "msg" in placement and placement.get("pods") is None:
+        found.append({"pod": canary.get("pod"), "container": None, "check": PLACEMENT_READ_CHECK, "result": "unknown",
+                      "expected": "the canary's cgroups, threads and pages", "observed": None,
+                      "sources": {"expected": "the canary", "observed": "placement_info"},
+                      "message": "placement_info failed, so the canary's cgroups, thread masks and resident pages were not read: %s"
+                      % placement["msg"]})
     return found

@@ -197,3 +197,25 @@ def test_a_read_no_source_takes_or_of_the_wrong_kind_is_refused_by_name():
         compose.compose({"canary": "default/pod"})
     with pytest.raises(EvidenceError, match=r"^placement evidence: reads must be a mapping of node_object, "):
         compose.compose(None)
+
+
+def test_a_placement_info_that_failed_is_a_finding_naming_it(tmp_path):
+    """placement_info failed outright (its msg, no pods; failed: false under failed_when: false): the record names the failure
+    rather than 'no placement evidence' with no cause; PodResources was read, and its allocation stays."""
+    facts = ri.h200_facts()
+    reads, inputs = full_reads(str(tmp_path), facts)
+    reads["placement"] = registered(msg="cgroup root /sys/fs/cgroup is not readable: Permission denied", root="/")
+    found = compose.compose(reads)
+    assert (found["allocations"], found["findings"]) == (inputs["allocations"], [{
+        "pod": ri.CANARY, "container": None, "check": "placement_read", "result": "unknown", "expected": "the canary's cgroups, threads and pages",
+        "observed": None, "sources": {"expected": "the canary", "observed": "placement_info"},
+        "message": "placement_info failed, so the canary's cgroups, thread masks and resident pages were not read: cgroup root "
+                   "/sys/fs/cgroup is not readable: Permission denied"}])
+    built = record.build(facts, "h200-vm", dict(found, versions=ri.VERSIONS))
+    assert built["verdict"]["verdict"] == "defer"
+    assert [r["message"] for r in built["verdict"]["reasons"] if r["criterion"] == "placement"] == [
+        "placement placement_read unknown: placement_info failed, so the canary's cgroups, thread masks and resident pages were not read: "
+        "cgroup root /sys/fs/cgroup is not readable: Permission denied"]
+    # Skipped (no canary to read for) is not a failure: no finding.
+    reads["placement"] = SKIPPED
+    assert [f["check"] for f in compose.compose(reads)["findings"]] == []
