@@ -57,7 +57,8 @@ SERVICE_STATES = ("held", "not held", "incomparable")
 SERVICE_RESULT = S.Fields("the service_comparison filter's result", {"state": S.OneOf(*SERVICE_STATES)}, {
     "reasons": S.Nullable(S.ListOf(S.STR)),
     "repetitions": S.Nullable(S.Fields("repetitions per side", {}, {"baseline": S.Nullable(S.COUNT), "canary": S.Nullable(S.COUNT)}))})
-ROLLBACK_STATES = ("rehearsed", "not reconciled", "unchecked", "not converged", "not rehearsed")  # _evidence.rehearsal.STATES
+# _evidence.rehearsal.STATES, and "not read": the rehearsal_info read failed (_evidence/composition/rollback.py)
+ROLLBACK_STATES = ("rehearsed", "not reconciled", "unchecked", "not converged", "not rehearsed", "not read")
 _REHEARSED_TRANSITION = S.Nullable(S.Fields("a transition of the rehearsal", {"transition": S.STR, "target": S.Nullable(S.STR)}, {
     "outcome": S.Nullable(S.STR), "opened": S.Nullable(S.STR), "closed": S.Nullable(S.STR), "duration_s": S.Nullable(S.NUMBER),
     "failed_steps": S.Nullable(S.ListOf(S.STR))}))
@@ -68,7 +69,7 @@ ROLLBACK_RESULT = S.Fields("the rehearsal_info module's rollback evidence", {"st
         "workloads": S.Nullable(S.ListOf(S.Fields("a workload of the check", {"owner": S.STR}, {"state": _TEXT}))),
         "observed_at": _TEXT, "waited_s": S.Nullable(S.NUMBER), "reconciled": S.Nullable(S.BOOL)})),
     "missing": S.Nullable(S.ListOf(S.STR)), "problems": S.Nullable(S.ListOf(S.STR)), "transitions": S.Nullable(S.ListOf(S.STR)),
-    "notes": S.Nullable(S.ListOf(S.STR))})
+    "notes": S.Nullable(S.ListOf(S.STR)), "error": _TEXT})
 DEVICE_PATH = S.Fields("the device path (device_path_info)", {"findings": S.ListOf(_evidence.FINDING), "versions": _VERSIONS},
                        {"summary": S.ANY, "node": _TEXT, "error": S.Nullable(S.STR)})
 ALLOCATIONS = S.Fields("the result of pod_allocations", {

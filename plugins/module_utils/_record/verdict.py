@@ -229,6 +229,9 @@ def _rollback_reasons(rollback):
     state, enable, back = rollback["state"], rollback.get("enable"), rollback.get("rollback")
     if state == "not rehearsed":
         return _rollback_reasons(None)
+    if state == "not read":
+        return [_reason("rollback", "defer", "the rollback rehearsal could not be read from the node's transition records: %s: recovery is "
+                        "unresolved" % (rollback.get("error") or "no detail"))]
     pair = "%s after %s" % (_took(back), _took(enable))
     said = "; ".join(rollback.get("problems") or []) or "no detail"
     if state == "not converged":

@@ -138,10 +138,13 @@ def test_the_rollback_is_the_node_read_never_a_statement():
     task = registered(rollback={"state": "rehearsed", "rehearsed": True}, transitions=[])
     stated = {"rehearsed": True, "detail": "rollback.yml restored the baseline"}
     assert compose.compose({"rollback_task": task})["rollback"] == {"state": "rehearsed", "rehearsed": True}
-    # Skipped, or failed (failed_when: false, no rollback in it): no evidence.
+    # Not asked (skipped, absent): none. Failed (failed_when: false, no rollback in it): not read, naming the error.
     assert compose.compose({"rollback_task": SKIPPED})["rollback"] is None
-    assert compose.compose({"rollback_task": registered(msg="transitions is a symlink; not read")})["rollback"] is None
     assert compose.compose({})["rollback"] is None
+    assert compose.compose({"rollback_task": registered(msg="/var/lib/numa-gate/transitions is a symlink; not read")})["rollback"] == {
+        "state": "not read", "rehearsed": False, "error": "/var/lib/numa-gate/transitions is a symlink; not read"}
+    assert compose.compose({"rollback_task": registered()})["rollback"] == {
+        "state": "not read", "rehearsed": False, "error": "rehearsal_info returned no rollback evidence"}
     # An operator's statement is no read at all: refused by name.
     with pytest.raises(EvidenceError) as raised:
         compose.compose({"rollback_task": SKIPPED, "rollback_given": stated})

@@ -275,8 +275,9 @@ def test_every_rollback_state_says_what_the_node_recorded(tmp_path):
     restored = dict(found, state="not converged", rehearsed=False, rollback=dict(found["rollback"], outcome="restored", failed_steps=["start"]),
                     problems=["rollback 20261201T091000Z ended restored (failed: start)"], re_enable=None)
     none = dict(found, state="not rehearsed", rehearsed=False, enable=None, rollback=None, re_enable=None, check=None)
+    unread = {"state": "not read", "rehearsed": False, "error": "/var/lib/numa-gate/transitions is a symlink; not read"}
     said = {name: verdict.decide(evidence(tmp_path, rollback=value))["reasons"][-1] for name, value in (
-        ("unchecked", unchecked), ("restored", restored), ("none", none))}
+        ("unchecked", unchecked), ("restored", restored), ("none", none), ("unread", unread))}
     assert said == {
         "unchecked": {"criterion": "rollback", "effect": "defer", "message": (
             "rollback 20261201T091000Z (converged, 21.6 s) after enable 20261201T090000Z (converged, 22.5 s), but nothing checked its workloads "
@@ -284,7 +285,10 @@ def test_every_rollback_state_says_what_the_node_recorded(tmp_path):
         "restored": {"criterion": "rollback", "effect": "defer", "message": (
             "the rollback rehearsal did not converge: rollback 20261201T091000Z (restored, 21.6 s) after enable 20261201T090000Z (converged, 22.5 s): "
             "rollback 20261201T091000Z ended restored (failed: start)")},
-        "none": {"criterion": "rollback", "effect": "defer", "message": "rollback has not been rehearsed on this node: recovery is unresolved"}}
+        "none": {"criterion": "rollback", "effect": "defer", "message": "rollback has not been rehearsed on this node: recovery is unresolved"},
+        "unread": {"criterion": "rollback", "effect": "defer", "message": (
+            "the rollback rehearsal could not be read from the node's transition records: /var/lib/numa-gate/transitions is a symlink; not read: "
+            "recovery is unresolved")}}
     assert verdict.decide(evidence(tmp_path, rollback=unchecked))["verdict"] == "defer"
 
 
@@ -296,7 +300,8 @@ def test_a_typed_in_rollback_is_refused(tmp_path, typed, shown):
     with pytest.raises(RecordError) as raised:
         verdict.decide(evidence(tmp_path, rollback=typed))
     assert str(raised.value) == (
-        "rollback must be the rehearsal_info module's result (state: rehearsed, not reconciled, unchecked, not converged, not rehearsed), got %s: "
+        "rollback must be the rehearsal_info module's result (state: rehearsed, not reconciled, unchecked, not converged, not rehearsed, not read), "
+        "got %s: "
         "a rollback rehearsal is read from the node's transition records, not stated (a typed-in {rehearsed: true} is not evidence)" % shown)
 
 
