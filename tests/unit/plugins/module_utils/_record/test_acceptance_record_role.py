@@ -5,6 +5,7 @@ import json
 import os
 import subprocess
 
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import record as record_module
 from ansible_collections.gpusmith.numa_gate.tests.unit import ansible_run, shared_paths
 from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._record import record_inputs as ri
 
@@ -66,3 +67,17 @@ def test_adopt_then_a_driver_change_reads_revalidate(tmp_path):
         "driver changed from 580.82.07 to 590.10.01 since the record that accepted this node (adopt): "
         "repeat the acceptance procedure (canary, workload, rollback) on this node")
     assert later["verdict"]["accepted"] == first["verdict"]["accepted"]
+
+
+def test_the_placement_evidence_fact_as_it_is_keeps_its_config_diff(tmp_path):
+    """acceptance_record_evidence holds baseline_config and target_config (the placement_evidence role's fact as it is): the record's
+    config diff is theirs without acceptance_record_baseline_config / _target_config given, and those still win when given."""
+    facts = ri.h200_facts()
+    inputs = ri.full_inputs(str(tmp_path / "tree"), facts)
+    evidence = {key: inputs[key] for key in ("baseline_config", "target_config")}
+    expected = record_module.build(facts, "localhost", evidence)["config_diff"]
+    assert expected  # the hand-built configurations differ
+    _stats, built = play(tmp_path, {"acceptance_record_evidence": evidence})
+    assert built["config_diff"] == expected
+    _stats, given = play(tmp_path, {"acceptance_record_evidence": evidence, "acceptance_record_target_config": inputs["baseline_config"]})
+    assert given["config_diff"] == record_module.build(facts, "localhost", dict(evidence, target_config=inputs["baseline_config"]))["config_diff"]
