@@ -8,6 +8,8 @@ from __future__ import annotations
 import os
 import re
 
+import yaml
+
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import sources
 from ansible_collections.gpusmith.numa_gate.tests.unit import ansible_run
 
@@ -37,3 +39,12 @@ def test_the_canary_evidence_sources_are_read_by_the_evidence_criterion():
     """A source whose presence makes the record full decides whether there is canary evidence at all."""
     assert [source.name for source in sources.SOURCES if source.full] == ["allocations", "findings", "canary"]
     assert all("evidence" in source.criteria and "placement" in source.criteria for source in sources.SOURCES if source.full)
+
+
+def test_the_role_hands_the_composition_every_read_a_source_takes():
+    """A read the role does not pass is composed as not asked (null): a source added without its read in the role would be silence."""
+    with open(os.path.join(ansible_run.REPO, "roles", "placement_evidence", "tasks", "main.yml"), encoding="utf-8") as handle:
+        tasks = yaml.safe_load(handle)
+    composing = [task for task in tasks if "placement_evidence_result" in (task.get("ansible.builtin.set_fact") or {})]
+    assert len(composing) == 1
+    assert sorted(composing[0]["vars"]["__placement_evidence_reads"]) == sorted(sources.reads())
