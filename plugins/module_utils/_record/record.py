@@ -145,7 +145,9 @@ def build(topology, host, inputs=None):
     if not isinstance(topology, dict):
         raise RecordError("acceptance record: the topology facts must be a mapping, got %s" % type(topology).__name__)
     oracle = locality.build(topology)  # reads the facts through _facts.schema; a LocalityError names what is wrong
-    versions = dict({"kubelet": None, "kernel": topology.get("kernel"), "driver": None, "node_image": None}, **(inputs.get("versions") or {}))
+    versions = dict({"kubelet": None, "kernel": None, "driver": None, "node_image": None}, **(inputs.get("versions") or {}))
+    if topology.get("kernel"):
+        versions["kernel"] = topology["kernel"]  # observed on the node: it wins over a given one
     allocations = inputs.get("allocations")
     full = any(inputs.get(source.name) is not None for source in _sources.SOURCES if source.full)
     canary = _canary(inputs)

@@ -21,14 +21,14 @@ PLAY = """- hosts: localhost
 """
 
 
-def play(tmp_path, extra):
+def play(tmp_path, extra, check=False):
     playbook = tmp_path / "play.yml"
     playbook.write_text(PLAY.format(root=shared_paths.H200_VM))
     variables = tmp_path / "vars.json"
     variables.write_text(json.dumps(dict(extra, numa_gate_artifacts_dir=str(tmp_path / "artifacts"))))
     env = ansible_run.environment(tmp_path)
     argv = [os.path.join(ansible_run.BIN, "ansible-playbook"), "-i", "localhost,", "-c", "local", str(playbook), "-e", "@%s" % variables,
-            "-e", "ansible_python_interpreter=%s" % ansible_run.PYTHON]
+            "-e", "ansible_python_interpreter=%s" % ansible_run.PYTHON] + (["--check"] if check else [])
     done = subprocess.run(argv, cwd=ansible_run.REPO, env=env, capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     stats = json.loads(done.stdout[done.stdout.index("{"):])["stats"]["localhost"]
@@ -81,3 +81,25 @@ def test_the_placement_evidence_fact_as_it_is_keeps_its_config_diff(tmp_path):
     assert built["config_diff"] == expected
     _stats, given = play(tmp_path, {"acceptance_record_evidence": evidence, "acceptance_record_target_config": inputs["baseline_config"]})
     assert given["config_diff"] == record_module.build(facts, "localhost", dict(evidence, target_config=inputs["baseline_config"]))["config_diff"]
+
+
+def test_check_mode_never_replaces_a_record(tmp_path):
+    """verify.yml --check sends no canary, so its record would defer: in check mode the role says what would change and writes nothing."""
+    evidence = {"versions": {"kubelet": "v1.37.1"}}
+    _stats, first = play(tmp_path, {"acceptance_record_evidence": evidence})
+    folder = tmp_path / "artifacts"
+    before = {path: path.read_bytes() for path in sorted(folder.rglob("*")) if path.is_file()}
+    stats, _same = play(tmp_path, {"acceptance_record_evidence": {"versions": {"kubelet": "v1.37.2"}}}, check=True)
+    assert stats["changed"] == 1  # acceptance.* would change (index.html, verdicts only, would not)
+    assert {path: path.read_bytes() for path in sorted(folder.rglob("*")) if path.is_file()} == before
+    assert first["versions"]["kubelet"] == "v1.37.1"
+
+
+def test_an_observed_version_wins_over_a_given_one(tmp_path):
+    """The kubelet version the Node reports (the evidence's versions) wins over the operator's; what nothing observes is kept."""
+    _stats, record = play(tmp_path, {"acceptance_record_evidence": {"versions": {"kubelet": "v1.37.1"}},
+                                     "acceptance_record_versions": {"kubelet": "v1.36.0", "node_image": "ubuntu-24.04-gpu-2026.11",
+                                                                    "kernel": "5.4.0"}})
+    facts_kernel = record["versions"]["kernel"]
+    assert (record["versions"]["kubelet"], record["versions"]["node_image"]) == ("v1.37.1", "ubuntu-24.04-gpu-2026.11")
+    assert facts_kernel != "5.4.0" and facts_kernel
