@@ -136,9 +136,27 @@ def _slack(record):
     return ["item", "value"], [[key, _T(value)] for key, value in sorted(slack.items())]
 
 
+def _rehearsed_transition(label, transition):
+    duration = transition.get("duration_s")
+    return "%s %s%s" % (label, transition.get("transition"), " (%g s)" % duration if isinstance(duration, (int, float)) else "")
+
+
+def _rollback_line(value):
+    """One line for the rollback rehearsal: its state, the transitions it names, what did not come back or went wrong."""
+    parts = [_rehearsed_transition(label, value[key]) for key, label in (("enable", "enable"), ("rollback", "rollback"),
+                                                                           ("re_enable", "re-enable")) if isinstance(value.get(key), dict)]
+    if value.get("missing"):
+        parts.append("not back: " + ", ".join(str(name) for name in value["missing"]))
+    if value.get("error"):
+        parts.append("error: %s" % value["error"])
+    return "%s (observed)%s" % (value["state"], ": " + "; ".join(parts) if parts else "")
+
+
 def _attestation(key, value):
     if key == "service_objectives" and isinstance(value, dict) and "state" in value:
         return "%s (measured: see %s)" % (_T(value["state"]), service_table.SUMMARY_TITLE)
+    if key == "rollback" and isinstance(value, dict) and isinstance(value.get("state"), str):
+        return _rollback_line(value)
     return _T(value)
 
 

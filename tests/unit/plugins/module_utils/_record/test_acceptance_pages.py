@@ -8,6 +8,7 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import markdown
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import record
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import svg
+from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._evidence import rehearsal_cases
 from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._record import record_inputs as ri
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
@@ -148,3 +149,17 @@ def test_escape_helpers():
     assert escape.md_text("a|b `c` *d* [e](f) <g>") == "a\\|b \\`c\\` \\*d\\* \\[e\\](f) &lt;g&gt;"
     assert (escape.text(None), escape.text(True), escape.text({"b": 1, "a": [2]})) == ("unknown", "true", '{"a": [2], "b": 1}')
     assert (escape.size(4659331072), escape.size(512), escape.size(None)) == ("4.34 GiB (4659331072 bytes)", "512 bytes", "unknown")
+
+
+def test_the_rollback_attestation_is_one_line_naming_the_rehearsal(tmp_path):
+    """The pages show the observed rollback as its state and the transitions it names, not the evidence's JSON."""
+    facts = ri.h200_facts()
+    inputs = ri.full_inputs(str(tmp_path), facts)
+    page = markdown.render(record.build(facts, "h200-vm", inputs))
+    row = [line for line in page.splitlines() if line.startswith("| rollback |") and "(observed)" in line]
+    assert row == ["| rollback | rehearsed (observed): enable 20261201T090000Z (22.5 s); rollback 20261201T091000Z (21.6 s); "
+                   "re-enable 20261201T092000Z (19 s) |"]
+    missing = record.build(facts, "h200-vm", dict(inputs, rollback=rehearsal_cases.cache_missing()))
+    row = [line for line in markdown.render(missing).splitlines() if line.startswith("| rollback |") and "(observed)" in line]
+    assert row == ["| rollback | not reconciled (observed): enable 20261201T090000Z (22.5 s); rollback 20261201T091000Z (21.6 s); "
+                   "re-enable 20261201T092000Z (19 s); not back: ReplicaSet/default/cache-5b8d4c |"]
