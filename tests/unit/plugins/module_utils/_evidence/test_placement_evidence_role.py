@@ -79,7 +79,7 @@ def test_check_mode_reads_the_files_and_the_node_sends_nothing_and_composes_one_
         "placement_evidence_kubelet_root_dir": str(tmp_path / "kubelet"), "placement_evidence_verify_timeout": 1,
         "placement_evidence_verify_stable_s": 1, "podresources_client_manage_packages": False,
         "podresources_client_python": ansible_run.PYTHON, "canary_timeout": 2, "canary_poll": 1,
-        "kubelet_transition_state_dir": str(tmp_path / "state")})
+        "placement_evidence_state_dir": str(tmp_path / "state")})
     by_name = {task["task"]["name"].split(" : ", 1)[-1]: task["hosts"]["localhost"] for task in tasks}
     assert found["versions"] == {"container_runtime": "containerd://2.1.0", "kubelet": "v1.37.1", "node_image": "Debian GNU/Linux 12 (bookworm)"}
     assert (found["baseline_config"], found["target_config"]) == (BASE, dict(BASE, cpuManagerPolicy="static", reservedSystemCPUs="0-1"))
