@@ -20,9 +20,22 @@ and node it reports:
   folder's ``mkdir``, ``chmod`` and ``rm``, and ``mount``): the podman connection has no pipelining,
   so it pays four of them per module run, which a connection with pipelining (SSH) does not.
 
+With ``--connection ssh`` the same three playbooks run over SSH, the way fleets connect: a throw-away
+key in a temporary folder goes into each node's ``/root/.ssh/authorized_keys`` (``podman exec``), each
+node's sshd (the image has openssh-server, not started at boot) listens on a loopback port of its own
+(an ``sshd_config.d`` drop-in: ``ListenAddress 127.0.0.1``, the ``Port`` the bench's inventory gives
+the node as ``ansible_port``; the nodes share the host network), and a second inventory sets
+``ansible_connection=ssh``, ``ansible_host=127.0.0.1``, ``ansible_port``, ``ansible_user=root``, the
+key, ``StrictHostKeyChecking=no`` with a temporary known_hosts, ``ANSIBLE_PIPELINING=True`` and
+Ansible's default ssh arguments (``ControlMaster=auto``, ``ControlPersist=60s``). Module runs on the
+node are then counted by the node's own sshd: at ``LogLevel DEBUG1`` it logs one ``req exec`` line
+per command a client runs, and with pipelining every module run is one such command (nothing else
+is run: no temporary folder); the ``podman`` shim stays on PATH and must see no ``podman exec``.
+``--connection both`` (the default) runs podman first, then SSH, on the same nodes.
+
 Prints a Markdown table for docs/benchmarks.md, per node (counts as t1 / t2). Usage, from the checkout (``make bench-transition``
 does the same after building the node image):
-  .venv/bin/python scripts/bench_transition.py
+  .venv/bin/python scripts/bench_transition.py [--connection podman|ssh|both]
 
 Paths come from this script's own location: the checkout is its parent folder, the tools are the
 checkout's ``.venv/bin`` (put first on PATH for molecule and ansible-playbook), and the fixtures
@@ -32,6 +45,7 @@ folder the scenario reads is ``NUMA_GATE_SHARED`` when set (the Makefile exports
 
 from __future__ import annotations
 
+import argparse
 import glob
 import json
 import os
@@ -46,6 +60,9 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.path.join(REPO, ".venv", "bin")
 SHARED = os.environ.get("NUMA_GATE_SHARED") or os.path.join(os.path.dirname(REPO), "shared")
 NODES = ("numa-gate-t1", "numa-gate-t2")
+# Each node's sshd on a loopback port of its own (beside the kubelet stand-in's 11250 and 12250).
+SSH_PORTS = {"numa-gate-t1": 11022, "numa-gate-t2": 12022}
+SSHD_DROPIN = "/etc/ssh/sshd_config.d/50-numa-gate-bench.conf"
 # The tasks that wait, as both the role before issue 17 and after it name them; their results say how long.
 WAITS = ("Drain the node", "Wait for the node to be Ready with the target configuration")
 SHIM = """#!/bin/sh
@@ -102,16 +119,58 @@ def podman_calls(log):
     return calls
 
 
-def run(eph, shim_dir, playbook):
+def podman_out(*args, stdin=None):
+    return subprocess.run([shutil.which("podman")] + list(args), input=stdin, capture_output=True, text=True, check=True).stdout
+
+
+def ssh_setup(work):
+    """A throw-away key, each node's sshd on its own loopback port, and the inventory that connects over SSH; its path."""
+    key = os.path.join(work, "id_ed25519")
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "numa-gate-bench", "-f", key], check=True)
+    with open(key + ".pub", encoding="utf-8") as stream:
+        public = stream.read()
+    hosts = {}
+    for node in NODES:
+        port = SSH_PORTS[node]
+        podman_out("exec", "-i", node, "sh", "-c", "umask 077 && mkdir -p /root/.ssh && cat > /root/.ssh/authorized_keys", stdin=public)
+        dropin = "ListenAddress 127.0.0.1\nPort %d\nPermitRootLogin prohibit-password\nLogLevel DEBUG1\n" % port
+        podman_out("exec", "-i", node, "sh", "-c", "cat > %s" % SSHD_DROPIN, stdin=dropin)
+        podman_out("exec", node, "systemctl", "restart", "ssh")
+        hosts[node] = {"ansible_connection": "ssh", "ansible_host": "127.0.0.1", "ansible_port": port, "ansible_user": "root",
+                       "ansible_ssh_private_key_file": key,
+                       "ansible_ssh_common_args": "-o StrictHostKeyChecking=no -o UserKnownHostsFile=%s" % os.path.join(work, "known_hosts")}
+    inventory = os.path.join(work, "ssh.yml")
+    with open(inventory, "w", encoding="utf-8") as stream:
+        json.dump({"all": {"hosts": hosts}}, stream, indent=2)  # JSON is YAML
+    return inventory
+
+
+def ssh_teardown(work):
+    """Close the ControlPersist masters (their sockets are in the temporary folder) and stop the nodes' sshd."""
+    for socket in glob.glob(os.path.join(work, "cp", "*")):
+        subprocess.run(["ssh", "-o", "ControlPath=" + socket, "-O", "exit", "bench"], capture_output=True, check=False)
+    for node in NODES:
+        subprocess.run([shutil.which("podman"), "exec", node, "sh", "-c", "systemctl stop ssh; rm -f %s" % SSHD_DROPIN],
+                       capture_output=True, check=False)
+
+
+def sshd_execs(node):
+    """How many commands clients have run through the node's sshd so far (its log's ``req exec`` lines, LogLevel DEBUG1)."""
+    log = podman_out("exec", node, "journalctl", "--unit", "ssh", "--no-pager", "--output", "cat")
+    return sum(1 for line in log.splitlines() if "req exec" in line)
+
+
+def run(eph, shim_dir, playbook, ssh_inventory=None):
     log = os.path.join(shim_dir, "podman.log")
     open(log, "w", encoding="utf-8").close()
     env = tool_env(ANSIBLE_CONFIG=os.path.join(REPO, "ansible.cfg"), ANSIBLE_PIPELINING="True", MOLECULE_EPHEMERAL_DIRECTORY=eph,
-                   ANSIBLE_FORCE_COLOR="0")
+                   ANSIBLE_FORCE_COLOR="0", ANSIBLE_SSH_CONTROL_PATH_DIR=os.path.join(shim_dir, "cp"))
     env["PATH"] = shim_dir + os.pathsep + env["PATH"]
     env["ANSIBLE_STDOUT_CALLBACK"] = "ansible.posix.json"
+    inventories = ["-i", os.path.join(eph, "inventory")] + (["-i", ssh_inventory] if ssh_inventory else [])
+    before = {node: sshd_execs(node) for node in NODES} if ssh_inventory else {}
     cpu, start = children_cpu(), time.monotonic()
-    done = subprocess.run([os.path.join(BIN, "ansible-playbook"), "-i", os.path.join(eph, "inventory"),
-                           os.path.join(REPO, "playbooks", playbook), "-e", "numa_gate_hosts=all"],
+    done = subprocess.run([os.path.join(BIN, "ansible-playbook")] + inventories + [os.path.join(REPO, "playbooks", playbook), "-e", "numa_gate_hosts=all"],
                           cwd=REPO, env=env, capture_output=True, text=True, check=False)
     wall, cpu = time.monotonic() - start, children_cpu() - cpu
     if done.returncode != 0:
@@ -123,12 +182,23 @@ def run(eph, shim_dir, playbook):
         mine = [(seconds, words) for seconds, words in calls if node in words[:2] or (words[:1] == ["exec"] and node in words)]
         execs = [(seconds, words) for seconds, words in mine if words[:1] == ["exec"]]
         modules = [seconds for seconds, words in execs if any("python" in word for word in words) and any("AnsiballZ_" in word for word in words)]
-        rows[node] = {"tasks": report["stats"].get(node, {}).get("ok", 0), "execs": len(execs), "modules": len(modules),
+        if ssh_inventory:
+            if execs:
+                sys.exit("%s over SSH still ran %d podman exec calls into %s: the SSH inventory did not take" % (playbook, len(execs), node))
+            runs = sshd_execs(node) - before[node]
+        else:
+            runs = len(modules)
+        rows[node] = {"tasks": report["stats"].get(node, {}).get("ok", 0), "execs": len(execs), "modules": runs,
                       "plumbing": sum(seconds for seconds, _words in mine) - sum(modules), "waits": waits[node]}
     return wall, cpu, rows
 
 
 def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--connection", choices=("podman", "ssh", "both"), default="both",
+                        help="how the playbooks reach the nodes: podman exec, SSH with pipelining and ControlPersist, or both (default)")
+    chosen = parser.parse_args().connection
+    connections = ("podman", "ssh") if chosen == "both" else (chosen,)
     podman = shutil.which("podman")
     if not podman:
         sys.exit("podman is needed (scripts/molecule_image.sh installs it)")
@@ -140,18 +210,22 @@ def main():
     with open(os.path.join(shim_dir, "podman"), "w", encoding="utf-8") as stream:
         stream.write(SHIM.format(log=os.path.join(shim_dir, "podman.log"), podman=podman))
     os.chmod(os.path.join(shim_dir, "podman"), 0o755)
-    lines = ["| run | wall (s) | controller CPU (s) | waits (s) | overhead (s) | of which podman plumbing (s) | tasks "
-             "| module runs on the node | `podman exec` calls |", "|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| connection | run | wall (s) | controller CPU (s) | waits (s) | overhead (s) | of which podman plumbing (s) | tasks "
+             "| module runs on the node | `podman exec` calls |", "|---|---|---|---|---|---|---|---|---|---|"]
     try:
-        for label, playbook in (("enable", "enable.yml"), ("enable again (converged)", "enable.yml"), ("rollback", "rollback.yml")):
-            wall, cpu, rows = run(eph, shim_dir, playbook)
-            waits = sum(r["waits"] for r in rows.values()) / len(NODES)
-            plumbing = sum(r["plumbing"] for r in rows.values()) / len(NODES)
-            lines.append("| %s | %.1f | %.1f | %.1f | %.1f | %.1f | %s | %s | %s |" % (
-                label, wall / len(NODES), cpu / len(NODES), waits, wall / len(NODES) - waits, plumbing,
-                " / ".join(str(rows[n]["tasks"]) for n in NODES), " / ".join(str(rows[n]["modules"]) for n in NODES),
-                " / ".join(str(rows[n]["execs"]) for n in NODES)))
+        for connection in connections:
+            ssh_inventory = ssh_setup(shim_dir) if connection == "ssh" else None
+            for label, playbook in (("enable", "enable.yml"), ("enable again (converged)", "enable.yml"), ("rollback", "rollback.yml")):
+                wall, cpu, rows = run(eph, shim_dir, playbook, ssh_inventory)
+                waits = sum(r["waits"] for r in rows.values()) / len(NODES)
+                plumbing = sum(r["plumbing"] for r in rows.values()) / len(NODES)
+                lines.append("| %s | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %s | %s | %s |" % (
+                    connection, label, wall / len(NODES), cpu / len(NODES), waits, wall / len(NODES) - waits, plumbing,
+                    " / ".join(str(rows[n]["tasks"]) for n in NODES), " / ".join(str(rows[n]["modules"]) for n in NODES),
+                    " / ".join(str(rows[n]["execs"]) for n in NODES)))
+                print(lines[-1], flush=True)
     finally:
+        ssh_teardown(shim_dir)
         subprocess.run([os.path.join(BIN, "molecule"), "cleanup", "-s", "transition"], cwd=REPO, env=tool_env(), check=False,
                        stdout=subprocess.DEVNULL)
         molecule("destroy")

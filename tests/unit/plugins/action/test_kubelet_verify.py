@@ -130,9 +130,9 @@ CLEAN = {"would_refuse": False, "refusals": {"cpu": None, "memory": None}}
 
 def deciding(kubeconfig, render, expect, allow_disruption=True):
     """kubelet_verify with decide, in process."""
-    return run_in_process({"kubeconfig": kubeconfig, "node": "n1", "expect": expect, "timeout": 0, "stable_s": 0, "poll": 0.1,
-                             "decide": {"target": "enable", "render": render, "checkpoints": CLEAN, "baseline": KEPT, "host": "gpu-7",
-                                        "allow_disruption": allow_disruption, "config_dir": CONFIG_DIR, "mode": "dropin"}})
+    decide = {"target": "enable", "render": render, "checkpoints": CLEAN, "baseline": KEPT, "host": "gpu-7",
+              "allow_disruption": allow_disruption, "config_dir": CONFIG_DIR, "mode": "dropin"}
+    return run_in_process({"kubeconfig": kubeconfig, "node": "n1", "expect": expect, "timeout": 0, "stable_s": 0, "poll": 0.1, "decide": decide})
 
 
 def test_with_decide_files_that_differ_decide_without_asking_the_api(kubeconfig, tmp_path):
