@@ -78,7 +78,7 @@ SOURCES = (
     Source("configuration", "API: the node's Ready condition, the kubelet's healthz and /configz", "kubelet_verify", ("kubelet_verify",),
            configuration.compose, criteria=("configuration",), record="attestation", gate="canary"),
     Source("metrics", "metrics: the kubelet's /metrics through the API server's node proxy, before and after the canary",
-           "kubelet_metrics_info (twice)", ("metrics_after",), metrics.compose, criteria=("monitoring",), record="key", gate="canary"),
+           "kubelet_metrics_info (twice)", ("metrics_before", "metrics_after"), metrics.compose, criteria=("monitoring",), record="key", gate="canary"),
     Source("service_objectives", "metrics: the service's histograms (its /metrics or Prometheus) under the operator's load, baseline "
            "against canary", "the service_comparison role (service_load, service_window), or the operator's comparison",
            ("service_comparison_ran", "service_comparison_result", "service_comparison_given"), service_objectives.compose,

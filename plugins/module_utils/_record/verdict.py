@@ -168,6 +168,8 @@ def _monitoring_reasons(metrics):
     entries = _metric_entries(metrics)
     if entries is None:
         return [_reason("monitoring", "defer", "no kubelet metrics were collected: allocations cannot be monitored")]
+    if isinstance(metrics, dict) and metrics.get("error"):
+        return [_reason("monitoring", "defer", "the kubelet's metrics could not be read (%s): allocations cannot be monitored" % metrics["error"])]
     names = set(entry.get("name") for entry in entries)
     found = []
     if ALLOCATIONS_METRIC not in names:

@@ -5,8 +5,10 @@
 Public: `compose`.
 
 From ``metrics_after`` (kubelet_metrics_info with ``previous``: the scrape before the canary): its
-``rates``. The first scrape failed, so no second one ran, or the second failed: None, and the
-monitoring criterion defers ("no kubelet metrics were collected").
+``rates``. A scrape that failed (registered under ``failed_when: false``, so told by its ``msg`` and
+no scrape) is kept as ``{"samples": [], "error": "<which scrape>: <its message>"}``, and the
+monitoring criterion defers naming it; the first scrape failing means the second never ran. Neither
+scrape run (no canary, check mode): None, and the criterion defers ("no kubelet metrics were collected").
 """
 
 from __future__ import annotations
@@ -14,5 +16,19 @@ from __future__ import annotations
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.composition import task_result
 
 
+def _failure(found):
+    """The message of a scrape that failed, or None."""
+    if found and found.get("msg") and found.get("scrape") is None:
+        return str(found["msg"])
+    return None
+
+
 def compose(reads):
-    return (task_result.result(reads, "metrics_after") or {}).get("rates")
+    before, after = task_result.result(reads, "metrics_before"), task_result.result(reads, "metrics_after")
+    if after and after.get("rates") is not None:
+        return after["rates"]
+    for label, found in (("the scrape after the canary", after), ("the scrape before the canary", before)):
+        message = _failure(found)
+        if message:
+            return {"samples": [], "error": "%s failed: %s" % (label, message)}
+    return None

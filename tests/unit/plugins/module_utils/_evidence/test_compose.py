@@ -192,7 +192,7 @@ def test_the_device_path_read_failed_read_or_not_asked(result, expected):
 
 def test_a_read_no_source_takes_or_of_the_wrong_kind_is_refused_by_name():
     with pytest.raises(EvidenceError, match=r"^placement evidence: no source reads kubelet_verfy \(known: node_object, kubelet_files, "
-                                            r"pod_resources, placement, canary, topology, kubelet_verify, metrics_after, "):
+                                            r"pod_resources, placement, canary, topology, kubelet_verify, metrics_before, metrics_after, "):
         compose.compose({"kubelet_verfy": {}})
     with pytest.raises(EvidenceError, match=r"^placement evidence: device_path must be a task result \(a mapping\), got list$"):
         compose.compose({"device_path": []})
@@ -222,3 +222,16 @@ def test_a_placement_info_that_failed_is_a_finding_naming_it(tmp_path):
     # Skipped (no canary to read for) is not a failure: no finding.
     reads["placement"] = SKIPPED
     assert [f["check"] for f in compose.compose(reads)["findings"]] == []
+
+
+@pytest.mark.parametrize("before, after, expected", [
+    ({"failed": False, "changed": False, "msg": "cannot reach the API server https://127.0.0.1:6443: connection refused"}, SKIPPED,
+     {"samples": [], "error": "the scrape before the canary failed: cannot reach the API server https://127.0.0.1:6443: connection refused"}),
+    ({"failed": False, "changed": False, "scrape": {"samples": []}},
+     {"failed": False, "changed": False, "msg": "GET /api/v1/nodes/gpu-1/proxy/metrics: 503 Service Unavailable"},
+     {"samples": [], "error": "the scrape after the canary failed: GET /api/v1/nodes/gpu-1/proxy/metrics: 503 Service Unavailable"}),
+    ({"failed": False, "changed": False, "scrape": {"samples": []}}, {"failed": False, "changed": False, "scrape": {"samples": []}, "rates": []}, []),
+    (SKIPPED, SKIPPED, None),
+])
+def test_a_failed_scrape_is_kept_with_its_message(before, after, expected):
+    assert compose.compose({"metrics_before": before, "metrics_after": after})["metrics"] == expected

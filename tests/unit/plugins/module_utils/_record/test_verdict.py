@@ -309,3 +309,12 @@ def test_a_rollback_evidence_of_the_wrong_shape_is_named(tmp_path):
     with pytest.raises(RecordError) as raised:
         verdict.decide(evidence(tmp_path, rollback=dict(rehearsal_cases.rehearsed(), rehearsed="yes")))
     assert str(raised.value) == "evidence.rollback.rehearsed must be true or false, got the string 'yes'"
+
+
+def test_a_failed_scrape_defers_naming_it(tmp_path):
+    failed = {"samples": [], "error": "the scrape before the canary failed: cannot reach the API server https://127.0.0.1:6443: connection refused"}
+    result = verdict.decide(evidence(tmp_path, metrics=failed))
+    assert [r["message"] for r in result["reasons"] if r["criterion"] == "monitoring"] == [
+        "the kubelet's metrics could not be read (the scrape before the canary failed: cannot reach the API server https://127.0.0.1:6443: "
+        "connection refused): allocations cannot be monitored"]
+    assert result["verdict"] == "defer"
