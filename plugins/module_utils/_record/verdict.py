@@ -329,9 +329,13 @@ def _source_reasons(evidence, gate):
     """The reasons of the sources gated ``gate``, in the list's order (see the module docstring)."""
     found = []
     for source in _sources.SOURCES:
+        if source.gate != gate:
+            continue
         criterion = CRITERIA.get(source.name) or source.reasons
-        if source.gate == gate and criterion is not None:
-            found += criterion(evidence.get(source.name))
+        if criterion is None:
+            # A gated source the verdict cannot read would decide nothing without a word: refuse it.
+            raise RecordError("evidence source %s is gated %r but no criterion reads it: give its Source reasons=" % (source.name, gate))
+        found += criterion(evidence.get(source.name))
     return found
 
 

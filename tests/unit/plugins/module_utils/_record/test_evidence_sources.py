@@ -138,3 +138,11 @@ def test_a_failed_read_with_findings_keeps_both(tmp_path):
     assert [r["message"] for r in built["verdict"]["reasons"] if r["criterion"] == "device_path"][:1] == [
         "the device path could not be read (device_path_info failed): resourceslices.resource.k8s.io is forbidden; unknown is not agreement"]
     assert "device_path" not in verdict.watched_values({}, [], found)
+
+
+def test_a_gated_source_no_criterion_reads_is_refused(tmp_path, monkeypatch):
+    silent = sources.Source("thermal", "node", "ansible.builtin.command", ("thermal_read",), thermal_compose, record="key", gate="canary")
+    monkeypatch.setattr(sources, "SOURCES", sources.SOURCES + (silent,))
+    facts = ri.h200_facts()
+    with pytest.raises(RecordError, match=r"^evidence source thermal is gated 'canary' but no criterion reads it: give its Source reasons=$"):
+        record.build(facts, "h200-vm", dict(ri.full_inputs(str(tmp_path), facts), thermal={"hottest_celsius": 60, "gpus": 1}))
