@@ -143,8 +143,8 @@ def _rehearsed_transition(label, transition):
 
 def _rollback_line(value):
     """One line for the rollback rehearsal: its state, the transitions it names, what did not come back or went wrong."""
-    parts = [_rehearsed_transition(label, value[key]) for key, label in (("enable", "enable"), ("rollback", "rollback"),
-                                                                           ("re_enable", "re-enable")) if isinstance(value.get(key), dict)]
+    labels = (("enable", "enable"), ("rollback", "rollback"), ("re_enable", "re-enable"))
+    parts = [_rehearsed_transition(label, value[key]) for key, label in labels if isinstance(value.get(key), dict)]
     if value.get("missing"):
         parts.append("not back: " + ", ".join(str(name) for name in value["missing"]))
     if value.get("error"):
