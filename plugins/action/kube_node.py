@@ -60,15 +60,17 @@ class ActionModule(ActionBase):
             options = kube_node.options_from(args)
             settings = connection.from_task(args)  # bad connection input is refused before the journal on the node is written
             if journal:
-                recorded["journal"] = self._journal(journal, step_journal.controller_events(journal, args["state"]), task_vars)
+                recorded.update(self._recorded(journal, step_journal.controller_events(journal, args["state"]), task_vars))
             api = kube_api.connect(settings=settings, timeout=args["request_timeout"])
             return kube_node.apply(api, args["node"], args["state"], options, check_mode=bool(self._task.check_mode), display=display.display)
 
         result.update(outcome(body, node=args["node"], state=args["state"]))
         if journal and not result.get("failed"):
             after = step_journal.controller_events(journal, args["state"], result)
+            # The uncordon's finished event ends the transition: its record comes back with it, in the same module run.
+            report = args["node"] if args["state"] == "uncordoned" else None
             if after:
-                recorded = outcome(lambda: {"journal": self._journal(journal, after, task_vars)})
+                recorded = outcome(lambda: self._recorded(journal, after, task_vars, report))
             result.update(recorded, changed=result.get("changed", False))
         if journal:
             self._remove_tmp_path(self._connection._shell.tmpdir)  # pylint: disable=protected-access
@@ -76,13 +78,21 @@ class ActionModule(ActionBase):
             result["warnings"] = list(result.get("warnings") or []) + result["pod_warnings"]
         return result
 
-    def _journal(self, journal, events, task_vars):
-        """Append ``events`` to the node's journal of ``journal``'s transition (one module run on the node); its summary."""
+    def _recorded(self, journal, events, task_vars, report=None):
+        """Append ``events`` to the node's journal of ``journal``'s transition (one module run on the node).
+
+        {"journal": its summary}, with "transition_record" (the record read after the events) when ``report`` names the node.
+        """
         if not events:
-            return None
-        done = self._execute_module(module_name="gpusmith.numa_gate.transition_journal", task_vars=task_vars, module_args={
-            "action": "record", "state_dir": journal["state_dir"], "transition": journal["transition"], "entries": events})
+            return {"journal": None}
+        args = {"action": "record", "state_dir": journal["state_dir"], "transition": journal["transition"], "entries": events}
+        if report:
+            args.update(report=True, node=report)
+        done = self._execute_module(module_name="gpusmith.numa_gate.transition_journal", task_vars=task_vars, module_args=args)
         if done.get("failed"):
             raise NumaGateError("the %s step could not be recorded in transition %s's journal on the node: %s"
                                 % (journal["step"], journal["transition"], done.get("msg")))
-        return done.get("journal")
+        found = {"journal": done.get("journal")}
+        if report:
+            found["transition_record"] = done.get("record")
+        return found

@@ -225,6 +225,12 @@ journal:
       P(gpusmith.numa_gate.transition_journal#module) says).
   returned: with O(journal), outside check mode
   type: dict
+transition_record:
+  description:
+    - With O(journal) and O(state=uncordoned), the transition's record read on the node right after the uncordon's
+      C(finished) event, in the same module run (as M(gpusmith.numa_gate.transition_info) returns it in RV(gpusmith.numa_gate.transition_info#module:record)).
+  returned: with O(journal) and O(state=uncordoned), outside check mode
+  type: dict
 """
 
 from ansible.module_utils.basic import AnsibleModule

@@ -89,6 +89,16 @@ options:
         module adds C(resumed) and what it reads from the journal (see RV(resume)). Needs O(unschedulable_now) and
         O(target_in_place).
     type: dict
+  report:
+    description:
+      - With O(action=record), also return the transition's record (RV(record)) as read after the events were appended, in this
+        same run; the event that ends a transition (the uncordon's) is recorded this way, so keeping the record on the
+        controller costs no module run of its own. In check mode nothing is appended and no record is returned.
+    type: bool
+    default: false
+  node:
+    description: With O(report), the node's name to put in the record (the Kubernetes node name). Default is the host's name.
+    type: str
   unschedulable_now:
     description: With O(decide), the node's C(spec.unschedulable) read through the API by this run before it sent any write.
     type: bool
@@ -143,6 +153,11 @@ resume:
       C(skip_kubelet), C(reasons).
   returned: with O(decide)
   type: dict
+record:
+  description:
+    - With O(report), the transition's record as M(gpusmith.numa_gate.transition_info) returns it (RV(gpusmith.numa_gate.transition_info#module:record)).
+  returned: with report, unless in check mode
+  type: dict
 notes:
   description:
     - What reading the journal noticed, such as a last line a kill cut short, or removed before this event was appended,
@@ -158,7 +173,7 @@ from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _errors
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_state import confine, journal, transitions
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import resume
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import record_read, resume
 
 
 def _need(params, *names):
@@ -237,6 +252,8 @@ def run(module):
     root, state_dir, action = params["root"], params["state_dir"], params["action"]
     changed, resumed, notes = False, False, []
     _check_decide(params)
+    if params["report"] and action != "record":
+        raise _errors.NumaGateError("report goes with action=record, not %s; nothing was changed" % action)
     if action == "open":
         pointer, changed, resumed = _open(module)
     else:
@@ -253,6 +270,8 @@ def run(module):
     if action == "record":
         _record(module, folder, path, notes)
         changed = True
+        if params["report"] and not module.check_mode:
+            extra["record"] = record_read.read(root, state_dir, pointer["id"], params["node"])["record"]
     elif action == "close":
         if module.check_mode:
             journal.read(path)
@@ -288,6 +307,8 @@ def main():
             decide=dict(type="dict"),
             unschedulable_now=dict(type="bool"),
             target_in_place=dict(type="bool"),
+            report=dict(type="bool", default=False),
+            node=dict(type="str"),
         ),
         supports_check_mode=True,
     )

@@ -62,6 +62,12 @@ def test_each_step_records_its_events_on_the_node_in_the_same_task(double, tmp_p
     assert (rc, drained["changed"], drained["evicted"], drained["journal"]["in_progress"]) == (0, True, ["default/web-1"], "drain")
     rc, uncordoned = adhoc(dict(base, state="uncordoned", journal=dict(journal, step="uncordon")), tmp_path)
     assert (rc, uncordoned["changed"], uncordoned["journal"]["last_finished"]) == (0, True, "uncordon")
+    # The uncordon ends the transition: its record comes back in the same task, read after the event (so read as closed,
+    # before the pointer is removed).
+    record = uncordoned["transition_record"]
+    assert (record["transition"], record["node"], record["target"], record["open"]) == (T1, "n1", "enable", False)
+    assert [(step["step"], step["outcome"]) for step in record["steps"]] == [("cordon", "changed"), ("drain", None), ("uncordon", "changed")]
+    assert "transition_record" not in drained
     assert events(state_dir) == [
         ("cordon", "finished", "changed", {"cordoned": True, "was_unschedulable": False}),
         ("drain", "started", None, None),

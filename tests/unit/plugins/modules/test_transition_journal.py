@@ -306,3 +306,21 @@ def test_record_entries_appends_each_in_order(capsys, opened):
         ("drain", "started", None), ("drain", "finished", "changed")]
     refused(capsys, opened, "action=record takes either entries or step and event, not both; nothing was recorded",
             action="record", transition=T1, step="drain", event="started", entries=[{"step": "drain", "event": "started"}])
+
+
+def test_record_with_report_returns_the_record_transition_info_reads(capsys, opened):
+    """The event that ends a transition comes back with its record (one module run): the same record transition_info gives."""
+    from ansible_collections.gpusmith.numa_gate.plugins.modules import transition_info
+    ended = run(capsys, root=str(opened), action="record", transition=T1, step="uncordon", event="finished", outcome="changed",
+                report=True, node="gpu-node-1")
+    with patch_module_args({"root": str(opened), "transition": T1, "node": "gpu-node-1"}):
+        with pytest.raises(SystemExit):
+            transition_info.main()
+    read = json.loads(capsys.readouterr().out)
+    assert ended["record"] == read["record"]
+    assert (ended["record"]["transition"], ended["record"]["node"], ended["record"]["target"]) == (T1, "gpu-node-1", "enable")
+    assert [(s["step"], s["outcome"]) for s in ended["record"]["steps"]] == [("cordon", "changed"), ("uncordon", "changed")]
+    assert "record" not in run(capsys, root=str(opened), action="record", transition=T1, step="uncordon", event="finished")
+    checked = run(capsys, root=str(opened), action="record", transition=T1, step="uncordon", event="finished", report=True, _ansible_check_mode=True)
+    assert "record" not in checked
+    refused(capsys, opened, "report goes with action=record, not close; nothing was changed", action="close", transition=T1, report=True)

@@ -139,3 +139,39 @@ def test_a_failed_drain_a_killed_run_left_open_is_recorded_closed_and_the_host_t
     assert sha_tree(os.path.dirname(path)) == journal_before
     kept = json.loads((tmp_path / "artifacts" / "localhost" / "transition.json").read_text())
     assert (kept["open"], kept["outcome"], kept["failed_steps"]) == (False, "failed-closed", ["drain"])
+
+
+ENDING = """- hosts: localhost
+  gather_facts: false
+  tasks:
+    - name: The uncordon step (the node was cordoned before the transition, so only its event is recorded)
+      ansible.builtin.include_role:
+        name: gpusmith.numa_gate.kubelet_transition
+        tasks_from: uncordon
+        public: true
+
+    - name: Keep the record and close the transition
+      ansible.builtin.include_role:
+        name: gpusmith.numa_gate.kubelet_transition
+        tasks_from: close
+"""
+
+
+def test_the_record_comes_back_with_the_uncordon_and_is_kept_before_the_close(tmp_path):
+    """No module run reads the record: it comes back with the uncordon's event; it is kept, then the transition is closed."""
+    state_dir = str(tmp_path / "numa-gate")
+    path = ended_journal(state_dir, "20261201T090000Z", "drain")
+    with open(path, "rb") as stream:
+        lines = stream.read().splitlines()
+    with open(path, "wb") as stream:  # a journal that is not ended yet: drop the drain's failure
+        stream.write(b"\n".join(lines[:-1]) + b"\n")
+    extra = {"kubelet_transition_state_dir": state_dir, "__kubelet_transition_id": "20261201T090000Z", "kubelet_transition_target": "enable",
+             "kubelet_transition_node_name": "gpu-7", "__kubelet_transition_cordoned": False}
+    stats = play(tmp_path, extra, text=ENDING)
+    kept = json.loads((tmp_path / "artifacts" / "localhost" / "transition.json").read_text())
+    assert {key: kept[key] for key in ("transition", "target", "node", "open", "outcome")} == {
+        "transition": "20261201T090000Z", "target": "enable", "node": "gpu-7", "open": False, "outcome": "converged"}
+    assert [(s["step"], s["outcome"]) for s in kept["steps"]] == [("decide", "changed"), ("cordon", "changed"), ("uncordon", "skipped")]
+    assert transitions.current("/", state_dir) is None
+    # the uncordon's record (1), the artifacts (2), the close (3); the cordoned path and set_fact do not count
+    assert (stats["changed"], stats["skipped"]) == (3, 1)
