@@ -1,7 +1,9 @@
 # Copyright: (c) 2026, GPU Smith
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The record iterates the evidence sources (_evidence/sources.py): a new source is one composition and one entry; a failed
-device path read defers naming its error (issue 18)."""
+device path read defers naming its error (issue 18).
+
+Here, not under module_utils: it runs the device_path_info action plugin, which ansible-test's module_utils unit context cannot import."""
 
 from __future__ import annotations
 
