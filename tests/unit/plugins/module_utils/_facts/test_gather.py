@@ -12,6 +12,7 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import n
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import sysfs
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import gather as _gather
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts.runner import RecordedRunner
+from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._facts import trees
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts.gather import TopologyError, gather
 from ansible_collections.gpusmith.numa_gate.tests.unit import shared_paths
 
@@ -541,10 +542,10 @@ def test_unreadable_file(h200_copy, monkeypatch):
     path = str(h200_copy / "sys/devices/system/cpu/cpu5/topology/core_id")
     real_open = sysfs.os.open
 
-    def guarded(name, flags, *args):
-        if name == path:
+    def guarded(name, flags, *args, **kwargs):
+        if trees.opened_as(name, kwargs.get("dir_fd")) == path:
             raise PermissionError(13, "Permission denied", name)
-        return real_open(name, flags, *args)
+        return real_open(name, flags, *args, **kwargs)
 
     monkeypatch.setattr(sysfs.os, "open", guarded)
     facts = gather(str(h200_copy), gpu_source="none")

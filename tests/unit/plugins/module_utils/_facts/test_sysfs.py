@@ -41,7 +41,7 @@ def test_read_text_parent_is_a_file(tmp_path):
 def test_read_text_permission_denied(tmp_path, monkeypatch):
     path = write(tmp_path / "meminfo", "MemTotal: 1 kB\n")
 
-    def denied(name, flags, *args):
+    def denied(name, flags, *args, **kwargs):
         raise PermissionError(13, "Permission denied", name)
 
     monkeypatch.setattr(_sysfs.os, "open", denied)

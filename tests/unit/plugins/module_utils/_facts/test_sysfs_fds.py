@@ -8,6 +8,7 @@ import os
 import stat
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import sysfs
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import sysfs_places
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts.gather import gather
 from ansible_collections.gpusmith.numa_gate.tests.unit import shared_paths
 from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._facts import trees
@@ -32,7 +33,7 @@ def recording_open(monkeypatch):
     real_open = os.open
 
     def record(name, flags, *args, **kwargs):
-        opened.append(name)
+        opened.append(trees.opened_as(name, kwargs.get("dir_fd")))
         return real_open(name, flags, *args, **kwargs)
 
     monkeypatch.setattr(sysfs.os, "open", record)
@@ -126,7 +127,7 @@ def test_a_root_holds_directory_fds_and_batches_of_read_files_until_closed(tmp_p
     for name in cpus:
         assert root.read_int("%s/%s/topology/core_id" % (cpu, name))[1] is None
     held = len(open_fds()) - len(before)
-    assert 0 < held <= sysfs._CLOSE_BATCH + 8  # pylint: disable=protected-access
+    assert 0 < held <= sysfs_places._CLOSE_BATCH + 8  # pylint: disable=protected-access
     root.close()
     assert open_fds() == before
     # still usable: places are found again
@@ -139,7 +140,7 @@ def test_the_same_facts_when_no_directory_fd_may_be_kept(monkeypatch):
     """Past the bound on kept directory fds, directories are checked with an lstat by path: same facts, same warnings."""
     snapshot = os.path.join(shared_paths.HWLOC, "40intel64-2g2n4c+pci")
     expected = gather(snapshot, gpu_source="sysfs")
-    monkeypatch.setattr(sysfs, "_MAX_DIR_FDS", 0)
+    monkeypatch.setattr(sysfs_places, "_MAX_DIR_FDS", 0)
     assert gather(snapshot, gpu_source="sysfs") == expected
 
 

@@ -38,6 +38,13 @@ def remove(path):
     os.remove(path)
 
 
+def opened_as(name, dir_fd=None):
+    """The path ``os.open(name, flags, dir_fd=dir_fd)`` opens (the readers open relative to directory fds), for wrappers of os.open."""
+    if dir_fd is None or os.path.isabs(name):
+        return name
+    return os.path.join(os.readlink("/proc/self/fd/%d" % dir_fd), name)
+
+
 def sha256_of(paths):
     """{path: sha256 of its bytes} for files outside the tree a test reads."""
     hashes = {}
