@@ -21,7 +21,7 @@
    capture and this machine's /sys.
 
 Prints Markdown tables with the exact commands, for docs/benchmarks.md.
-Usage: scripts/bench_topology.py [--runs N] [--ansible-runs N] [--against COMMIT] [--rounds N]
+Usage: scripts/bench_topology.py [--runs N] [--ansible-runs N] [--against COMMIT] [--rounds N] [--only-against] [--checks-cost]
 """
 
 from __future__ import annotations
@@ -53,12 +53,38 @@ _CHILD_RUNS = 5  # gathers per turn: old and new alternate every _CHILD_RUNS run
 
 # The child: one tree's gather in its own process, answering "time <root> <n>" and "dump <root>" lines.
 _CHILD = r"""
-import hashlib, json, sys, time
+import hashlib, json, os, sys, time
 sys.path.insert(0, sys.argv[1])
 try:
     from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts.gather import gather
 except ImportError:
     from ansible_collections.gpusmith.numa_gate.plugins.module_utils._topology import gather
+VARIANT = sys.argv[2] if len(sys.argv) > 2 else ""
+if VARIANT:
+    # What the two checks cost: this checkout's gather with one of them taken out, in this process only
+    # (never shipped, never compared for identity: without its checks it is not the gather).
+    from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import sysfs, sysfs_places
+    if VARIANT == "no-file-look":
+        checked = sysfs._read_bytes
+        def unlooked(path, root):
+            head, _sep, name = path.rpartition("/")
+            place = root.places.get(head) if name not in sysfs_places.NOT_NAMES else None
+            if place is None:
+                return checked(path, root)
+            try:
+                opened = os.open(place[2] + name, sysfs._OPEN_FLAGS, dir_fd=place[1])
+            except OSError:
+                return checked(path, root)
+            data = os.read(opened, 4097)
+            root.done_with(opened)
+            return data
+        sysfs._read_bytes = unlooked
+    elif VARIANT == "no-dir-check":
+        def unchecked(root, path, real, parent_place):
+            return (real, parent_place[1], parent_place[2] + path.rpartition("/")[2] + "/")
+        sysfs_places._checked_dir = unchecked
+    else:
+        raise SystemExit("unknown variant %r" % VARIANT)
 for line in sys.stdin:
     verb, root, count = line.split("\t")
     if verb == "time":
@@ -81,8 +107,8 @@ for line in sys.stdin:
 class _Child:
     """One Python process importing gather from ``tree`` (the directory holding ansible_collections)."""
 
-    def __init__(self, tree):
-        self.process = subprocess.Popen([sys.executable, "-c", _CHILD, tree], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+    def __init__(self, tree, variant=""):
+        self.process = subprocess.Popen([sys.executable, "-c", _CHILD, tree, variant], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         text=True, cwd=tree)
 
     def ask(self, verb, root, count=0):
@@ -127,24 +153,33 @@ def shown_root(root):
     return root if root == "/" else "<shared>/" + os.path.relpath(root, SHARED)
 
 
-def old_against_new(commit, rounds):
-    """(timing rows, identity rows, the commit's one-line description)."""
+VARIANTS = ("no-file-look", "no-dir-check")
+
+
+def old_against_new(commit, rounds, checks_cost=False):
+    """(timing rows, identity rows, the commit's one-line description).
+
+    A timing row is (snapshot, {label: samples}): "old", "new", and with ``checks_cost`` each of `VARIANTS`.
+    """
     described = subprocess.run(["git", "-C", REPO, "log", "-1", "--format=%h %s", commit], stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True, check=False).stdout.strip()
     with tempfile.TemporaryDirectory(prefix="numa_gate_against_") as into:
         old = _Child(export_tree(commit, into))
         new = _Child(os.path.join(REPO, ".build", "collections"))
+        children = [("old", old), ("new", new)]
+        if checks_cost:
+            children += [(variant, _Child(os.path.join(REPO, ".build", "collections"), variant)) for variant in VARIANTS]
         try:
             timing = []
             for name in SNAPSHOTS:
                 root = os.path.join(SHARED, "fixtures", "hwloc", name)
-                samples = {"old": [], "new": []}
+                samples = {label: [] for label, _child in children}
                 for turn in range(rounds):
-                    # Alternate, and alternate who goes first, so load on a shared machine falls on both.
-                    order = (("old", old), ("new", new)) if turn % 2 == 0 else (("new", new), ("old", old))
-                    for label, child in order:
+                    # Alternate, and rotate who goes first, so load on a shared machine falls on all.
+                    shift = turn % len(children)
+                    for label, child in children[shift:] + children[:shift]:
                         samples[label].extend(child.ask("time", root, _CHILD_RUNS))
-                timing.append((name, samples["old"], samples["new"]))
+                timing.append((name, samples))
             identity = []
             for root in identity_roots():
                 same = False
@@ -154,8 +189,8 @@ def old_against_new(commit, rounds):
                         break
                 identity.append((shown_root(root), same))
         finally:
-            old.close()
-            new.close()
+            for _label, child in children:
+                child.close()
     return timing, identity, described
 
 
@@ -186,9 +221,11 @@ def main():
     parser.add_argument("--rounds", type=int, default=40,
                         help="alternating turns of old and new, %d gathers each per turn (default 40)" % _CHILD_RUNS)
     parser.add_argument("--only-against", action="store_true", help="only the old-against-new comparison")
+    parser.add_argument("--checks-cost", action="store_true",
+                        help="also time this checkout's gather without the look before each open, and without the directory checks")
     args = parser.parse_args()
 
-    timing, identity, described = old_against_new(args.against, args.rounds)
+    timing, identity, described = old_against_new(args.against, args.rounds, args.checks_cost)
     if args.only_against:
         print_header()
         print_against(args.against, described, timing, identity)
@@ -255,11 +292,25 @@ def print_against(commit, described, timing, identity):
     print("| snapshot | runs each | old median ms | new median ms | old min ms | new min ms | new/old (medians) | identical |")
     print("|---|---|---|---|---|---|---|---|")
     by_root = dict(identity)
-    for name, old, new in timing:
+    for name, samples in timing:
+        old, new = samples["old"], samples["new"]
         same = by_root.get(shown_root(os.path.join(SHARED, "fixtures", "hwloc", name)))
         print("| %s | %d | %.1f | %.1f | %.1f | %.1f | %.2f | %s |" % (
             name, len(old), statistics.median(old), statistics.median(new), min(old), min(new),
             statistics.median(new) / statistics.median(old), "yes" if same else "NO"))
+    variants = [label for label in VARIANTS if label in timing[0][1]] if timing else []
+    if variants:
+        print()
+        print("What the checks cost: this checkout's gather with one check taken out (in the timing process only), same alternation.")
+        print()
+        print("| snapshot | variant | median ms | min ms | /old (medians) | /new (medians) |")
+        print("|---|---|---|---|---|---|")
+        for name, samples in timing:
+            for label in variants:
+                print("| %s | %s | %.1f | %.1f | %.2f | %.2f |" % (
+                    name, label, statistics.median(samples[label]), min(samples[label]),
+                    statistics.median(samples[label]) / statistics.median(samples["old"]),
+                    statistics.median(samples[label]) / statistics.median(samples["new"])))
     print()
     for root, same in identity:
         print("- `%s`: identical: %s" % (root, "yes" if same else "NO"))
