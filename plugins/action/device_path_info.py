@@ -11,15 +11,13 @@ reads: check mode runs it the same way.
 from __future__ import annotations
 
 from ansible.module_utils.common.yaml import yaml_load
-from ansible.plugins.action import ActionBase
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _k8s_names
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._errors import NumaGateError
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.device_path import read as device_path
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan import locality
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import api as kube_api
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import connection
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api.outcome import outcome
+from ansible_collections.gpusmith.numa_gate.plugins.plugin_utils.api_action import NodeApiAction
 
 ARGUMENT_SPEC = {
     **connection.ARGUMENT_SPEC,
@@ -32,28 +30,19 @@ ARGUMENT_SPEC = {
 }
 
 
-class ActionModule(ActionBase):
+class ActionModule(NodeApiAction):
     """Read and compare one node's device path (see the module's docs)."""
 
-    TRANSFERS_FILES = False
-    _requires_connection = False
-    _VALID_ARGS = frozenset(ARGUMENT_SPEC) | connection.ALIASES
+    ARGUMENT_SPEC = ARGUMENT_SPEC
+    ARGUMENT_RULES = {"mutually_exclusive": [("topology", "oracle")], "required_one_of": [("topology", "oracle")]}
 
-    def run(self, tmp=None, task_vars=None):
-        result = super().run(tmp, task_vars)
-        del tmp  # unused: nothing goes to the node
-        _validation, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC, mutually_exclusive=[("topology", "oracle")],
-                                                        required_one_of=[("topology", "oracle")])
+    def check(self, args):
+        oracle = locality.build(args["topology"]) if args["topology"] is not None else args["oracle"]
+        if not isinstance(oracle.get("devices"), list):
+            raise NumaGateError("oracle must be the locality_oracle filter's result (a mapping with a devices list); give topology "
+                                "(topology_facts) instead to have it built here")
+        return oracle
 
-        def body():
-            _k8s_names.node_name(args["node"])  # before the kubeconfig's credential plugin runs, before any request
-            oracle = locality.build(args["topology"]) if args["topology"] is not None else args["oracle"]
-            if not isinstance(oracle.get("devices"), list):
-                raise NumaGateError("oracle must be the locality_oracle filter's result (a mapping with a devices list); give topology "
-                                    "(topology_facts) instead to have it built here")
-            api = kube_api.connect(settings=connection.from_task(args), timeout=args["request_timeout"])
-            found = device_path.read(api, args["node"], oracle, selectors=args["selectors"], allocatable=args["allocatable"], parse_yaml=yaml_load)
-            return dict(found, changed=False)
-
-        result.update(outcome(body, node=args["node"]))
-        return result
+    def ask(self, api, args, checked):
+        found = device_path.read(api, args["node"], checked, selectors=args["selectors"], allocatable=args["allocatable"], parse_yaml=yaml_load)
+        return dict(found, changed=False)

@@ -17,16 +17,15 @@ the task's worker process).
 
 from __future__ import annotations
 
-from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _k8s_names
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._errors import NumaGateError
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import secrets
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import api as kube_api
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import connection
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import decision, ready
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api.outcome import outcome
+from ansible_collections.gpusmith.numa_gate.plugins.plugin_utils.api_action import NodeApiAction
 
 ARGUMENT_SPEC = {
     **connection.ARGUMENT_SPEC,
@@ -49,32 +48,24 @@ ARGUMENT_SPEC = {
 }
 
 
-class ActionModule(ActionBase):
+class ActionModule(NodeApiAction):
     """Verify one node's kubelet (see the module's docs)."""
 
-    TRANSFERS_FILES = False
-    _requires_connection = False
-    _VALID_ARGS = frozenset(ARGUMENT_SPEC) | connection.ALIASES
+    ARGUMENT_SPEC = ARGUMENT_SPEC
 
-    def run(self, tmp=None, task_vars=None):
-        result = super().run(tmp, task_vars)
-        del tmp  # unused: nothing goes to the node
-        _validation, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
-        display = Display()
+    def check(self, args):
+        if args["timeout"] < 0 or args["stable_s"] < 0 or not args["poll"] > 0:
+            raise NumaGateError("timeout and stable_s must be 0 or more seconds and poll more than 0, not %r, %r and %r"
+                                % (args["timeout"], args["stable_s"], args["poll"]))
 
-        def body():
-            _k8s_names.node_name(args["node"])  # before the kubeconfig's credential plugin runs, before any request
-            if args["timeout"] < 0 or args["stable_s"] < 0 or not args["poll"] > 0:
-                raise NumaGateError("timeout and stable_s must be 0 or more seconds and poll more than 0, not %r, %r and %r"
-                                    % (args["timeout"], args["stable_s"], args["poll"]))
-            api = kube_api.connect(settings=connection.from_task(args), timeout=args["request_timeout"])
-            return dict(ready.verify(api, args["node"], args["expect"], timeout=args["timeout"], stable_s=args["stable_s"],
-                                     poll=args["poll"], display=display.display), changed=False)
+    def ask(self, api, args, checked):
+        return dict(ready.verify(api, args["node"], args["expect"], timeout=args["timeout"], stable_s=args["stable_s"],
+                                 poll=args["poll"], display=Display().display), changed=False)
 
+    def answer(self, args):
         decide = args["decide"]
         if decide is None:
-            result.update(_masked(outcome(body, node=args["node"]), args["expect"]))
-            return result
+            return _masked(super().answer(args), args["expect"])
 
         def decided(now):
             return decision.decide(decide["target"], decide["render"], decide["checkpoints"], decide["baseline"], now=now,
@@ -83,12 +74,9 @@ class ActionModule(ActionBase):
 
         first = outcome(lambda: {"decision": decided(None)}, node=args["node"])
         if first.get("failed") or not first["decision"]["ask_api"]:
-            result.update(first, changed=False, node=args["node"], asked_api=False)
-            return result
-        now = _masked(outcome(body, node=args["node"]), args["expect"])
-        result.update(outcome(lambda: {"decision": decided(now)}, node=args["node"]), changed=False, node=args["node"], asked_api=True,
-                      now=now)
-        return result
+            return dict(first, changed=False, node=args["node"], asked_api=False)
+        now = _masked(super().answer(args), args["expect"])
+        return dict(outcome(lambda: {"decision": decided(now)}, node=args["node"]), changed=False, node=args["node"], asked_api=True, now=now)
 
 
 def _masked(answer, expect):

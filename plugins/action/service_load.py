@@ -4,13 +4,12 @@
 
 from __future__ import annotations
 
-from ansible.plugins.action import ActionBase
-
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import service_load
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import api as kube_api
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import connection
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import urls
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api.outcome import outcome
+from ansible_collections.gpusmith.numa_gate.plugins.plugin_utils.api_action import ControllerAction
 
 ARGUMENT_SPEC = {
     "side": {"type": "str", "required": True, "choices": ["baseline", "canary"]},
@@ -67,19 +66,12 @@ def run_load(args, connect=kube_api.connect):
                 **{key: result[key] for key in ("start", "end", "exit_status", "stopped", "stdout_tail", "stderr_tail") if key in result})
 
 
-class ActionModule(ActionBase):
+class ActionModule(ControllerAction):
     """Run the operator's load generator once, from the controller (see the module's docs)."""
 
-    TRANSFERS_FILES = False
-    _requires_connection = False
-    _VALID_ARGS = frozenset(ARGUMENT_SPEC) | connection.ALIASES
+    ARGUMENT_SPEC = ARGUMENT_SPEC
 
-    def run(self, tmp=None, task_vars=None):
-        result = super().run(tmp, task_vars)
-        del tmp
-        _validation, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
+    def answer(self, args):
         if self._task.check_mode:
-            result.update(changed=False, skipped=True, msg="check mode: the load generator is not run")
-            return result
-        result.update(outcome(lambda: run_load(args)))
-        return result
+            return {"changed": False, "skipped": True, "msg": "check mode: the load generator is not run"}
+        return outcome(lambda: run_load(args))
