@@ -40,13 +40,7 @@ options:
     choices: [enable, rollback]
 extends_documentation_fragment:
   - gpusmith.numa_gate.node_state
-attributes:
-  check_mode:
-    description: Reads only; the same in check mode.
-    support: full
-  diff_mode:
-    description: Reads only; there is no diff.
-    support: none
+  - gpusmith.numa_gate.read_only
 """
 
 EXAMPLES = r"""
