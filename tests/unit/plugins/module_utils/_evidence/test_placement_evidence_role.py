@@ -9,30 +9,19 @@ The molecule ``canary`` scenario runs the same role for real (enable.yml, then v
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
 import sys
 
 import pytest
 
-from ansible_collections.gpusmith.numa_gate.tests.unit import ansible_run, shared_paths
+from ansible_collections.gpusmith.numa_gate.tests.unit import ansible_run, playbook_run
 
 if os.path.join(ansible_run.REPO, "tests", "doubles") not in sys.path:
     sys.path.insert(0, os.path.join(ansible_run.REPO, "tests", "doubles"))
 
 from apiserver import server  # noqa: E402 pylint: disable=wrong-import-position,import-error
 
-PLAY = """- hosts: localhost
-  gather_facts: false
-  roles:
-    - role: gpusmith.numa_gate.topology
-      vars:
-        topology_root: {root}
-        topology_gpu_source: sysfs
-        topology_write_artifacts: false
-    - role: gpusmith.numa_gate.placement_evidence
-  tasks:
+SHOW_THE_FACT = """  tasks:
     - name: Show the fact
       ansible.builtin.debug:
         var: placement_evidence_result
@@ -55,15 +44,9 @@ def fixture_double():
 
 
 def run(tmp_path, extra):
-    (tmp_path / "play.yml").write_text(PLAY.format(root=shared_paths.H200_VM))
-    (tmp_path / "vars.json").write_text(json.dumps(extra))
-    argv = [os.path.join(ansible_run.BIN, "ansible-playbook"), "-i", "localhost,", "-c", "local", "--check", str(tmp_path / "play.yml"),
-            "-e", "@%s" % (tmp_path / "vars.json"), "-e", "ansible_python_interpreter=%s" % ansible_run.PYTHON]
-    done = subprocess.run(argv, cwd=ansible_run.REPO, env=ansible_run.environment(tmp_path), capture_output=True, text=True, timeout=300,
-                          check=False)
-    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
-    result = json.loads(done.stdout[done.stdout.index("{"):])
-    tasks = result["plays"][0]["tasks"]
+    playbook = playbook_run.write_play(tmp_path, "gpusmith.numa_gate.placement_evidence", tasks=SHOW_THE_FACT)
+    variables = playbook_run.write_vars(tmp_path, extra)
+    tasks = playbook_run.run(tmp_path, playbook, *playbook_run.LOCALHOST, "--check", "-e", "@%s" % variables)["plays"][0]["tasks"]
     return tasks, tasks[-1]["hosts"]["localhost"]["placement_evidence_result"]
 
 

@@ -11,22 +11,10 @@ import hashlib
 import json
 import os
 import stat
-import subprocess
 
 import pytest
 
-from ansible_collections.gpusmith.numa_gate.tests.unit import ansible_run, shared_paths
-
-PLAY = """- hosts: all
-  gather_facts: false
-  roles:
-    - role: gpusmith.numa_gate.topology
-      vars:
-        topology_root: {root}
-        topology_gpu_source: sysfs
-        topology_write_artifacts: false
-    - role: gpusmith.numa_gate.acceptance_record
-"""
+from ansible_collections.gpusmith.numa_gate.tests.unit import ansible_run, playbook_run
 
 
 def tree(top):
@@ -48,23 +36,20 @@ def run(tmp_path, host):
     artifacts = work / "artifacts"
     (artifacts / "node-a").mkdir(parents=True)
     (artifacts / "node-a" / "acceptance.json").write_text('{"host": "node-a"}\n')
-    (tmp_path / "play.yml").write_text(PLAY.format(root=shared_paths.H200_VM))
+    playbook = playbook_run.write_play(tmp_path, "gpusmith.numa_gate.acceptance_record", hosts="all")
     inventory = tmp_path / "inventory.json"
     inventory.write_text(json.dumps({"all": {"hosts": {host: {"ansible_connection": "local", "ansible_python_interpreter": ansible_run.PYTHON}}}}))
     before = tree(tmp_path)
-    argv = [os.path.join(ansible_run.BIN, "ansible-playbook"), "-i", str(inventory), str(tmp_path / "play.yml"),
-            "-e", "numa_gate_artifacts_dir=%s" % artifacts]
-    done = subprocess.run(argv, cwd=ansible_run.REPO, env=ansible_run.environment(tmp_path), capture_output=True, text=True, timeout=300, check=False)
-    output = json.loads(done.stdout[done.stdout.index("{"):])
+    # 2: a task failed (the one the test names), so the play stopped there.
+    output = playbook_run.run(tmp_path, playbook, "-i", str(inventory), "-e", "numa_gate_artifacts_dir=%s" % artifacts, returncode=2)
     failed = [(task["task"]["name"], result) for play in output["plays"] for task in play["tasks"]
               for name, result in task["hosts"].items() if result.get("failed")]
-    return done.returncode, failed, before, tree(tmp_path)
+    return failed, before, tree(tmp_path)
 
 
 @pytest.mark.parametrize("host", ["../../x", "..", "node-b/../node-a"])
 def test_a_host_named_as_a_path_fails_before_any_file_is_read_or_written(tmp_path, host):
-    code, failed, before, after = run(tmp_path, host)
-    assert code == 2
+    failed, before, after = run(tmp_path, host)
     (task, result), = failed
     assert task == "gpusmith.numa_gate.acceptance_record : Assemble the acceptance record"
     rule = "is not a name: '.' and '..' are the folder itself and its parent" if host == ".." else \

@@ -3,37 +3,18 @@ then a full record from evidence (adopt) and a later driver change read against 
 
 import json
 import os
-import subprocess
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import record as record_module
-from ansible_collections.gpusmith.numa_gate.tests.unit import ansible_run, shared_paths
+from ansible_collections.gpusmith.numa_gate.tests.unit import playbook_run
 from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._record import record_inputs as ri
-
-PLAY = """- hosts: localhost
-  gather_facts: false
-  roles:
-    - role: gpusmith.numa_gate.topology
-      vars:
-        topology_root: {root}
-        topology_gpu_source: sysfs
-        topology_write_artifacts: false
-    - role: gpusmith.numa_gate.acceptance_record
-"""
 
 
 def play(tmp_path, extra, check=False):
-    playbook = tmp_path / "play.yml"
-    playbook.write_text(PLAY.format(root=shared_paths.H200_VM))
-    variables = tmp_path / "vars.json"
-    variables.write_text(json.dumps(dict(extra, numa_gate_artifacts_dir=str(tmp_path / "artifacts"))))
-    env = ansible_run.environment(tmp_path)
-    argv = [os.path.join(ansible_run.BIN, "ansible-playbook"), "-i", "localhost,", "-c", "local", str(playbook), "-e", "@%s" % variables,
-            "-e", "ansible_python_interpreter=%s" % ansible_run.PYTHON] + (["--check"] if check else [])
-    done = subprocess.run(argv, cwd=ansible_run.REPO, env=env, capture_output=True, text=True, timeout=300, check=False)
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
-    stats = json.loads(done.stdout[done.stdout.index("{"):])["stats"]["localhost"]
+    playbook = playbook_run.write_play(tmp_path, "gpusmith.numa_gate.acceptance_record")
+    variables = playbook_run.write_vars(tmp_path, dict(extra, numa_gate_artifacts_dir=str(tmp_path / "artifacts")))
+    output = playbook_run.run(tmp_path, playbook, *playbook_run.LOCALHOST, "-e", "@%s" % variables, *(["--check"] if check else []))
     record = json.loads((tmp_path / "artifacts" / "localhost" / "acceptance.json").read_text())
-    return stats, record
+    return output["stats"]["localhost"], record
 
 
 def test_topology_only_then_idempotent(tmp_path):
