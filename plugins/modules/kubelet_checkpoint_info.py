@@ -39,13 +39,8 @@ options:
       - The machine, for the online-CPU and per-NUMA memory checks; the C(numa_gate_topology) facts or their summary
         C({online_cpus, numa_nodes, memory_bytes}). Without it those checks are skipped.
     type: dict
-attributes:
-  check_mode:
-    description: Reads only; the same in check mode.
-    support: full
-  diff_mode:
-    description: Nothing changes, so there is no diff.
-    support: none
+extends_documentation_fragment:
+  - gpusmith.numa_gate.read_only
 """
 
 EXAMPLES = r"""

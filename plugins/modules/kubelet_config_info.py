@@ -11,6 +11,7 @@ short_description: Read a node's effective kubelet configuration and its resourc
 version_added: 0.1.0
 author: GPU Smith (@gpusmith)
 extends_documentation_fragment:
+  - gpusmith.numa_gate.read_only
   - gpusmith.numa_gate.kubelet_layout
 description:
   - Reads the kubelet's main configuration file and every C(*.conf) drop-in of its C(--config-dir), and merges them
@@ -23,13 +24,6 @@ description:
     read, so a FIFO or device where a configuration file is expected is refused by name instead of blocking.
   - Fields that carry credentials (such as C(staticPodURLHeader)) are shown as C(********).
   - Changes nothing.
-attributes:
-  check_mode:
-    description: Reads only; the same in check mode.
-    support: full
-  diff_mode:
-    description: Nothing changes, so there is no diff.
-    support: none
 notes:
   - A main file that does not exist is reported as C(main_exists=false); the configuration is then the drop-ins alone.
 """

@@ -46,13 +46,8 @@ options:
     description: NUMA nodes the locality oracle expects the memory on; omitted, no fraction is computed.
     type: list
     elements: int
-attributes:
-  check_mode:
-    description: Reads only; runs the same in check mode.
-    support: full
-  diff_mode:
-    description: Changes nothing.
-    support: none
+extends_documentation_fragment:
+  - gpusmith.numa_gate.read_only
 """
 
 EXAMPLES = r"""

@@ -56,13 +56,8 @@ options:
       - An answer larger than 16 MiB (the kubelet's own client's bound) is refused by gRPC and is a finding.
     type: float
     default: 5
-attributes:
-  check_mode:
-    description: Reads only.
-    support: full
-  diff_mode:
-    description: Changes nothing.
-    support: none
+extends_documentation_fragment:
+  - gpusmith.numa_gate.read_only
 """
 
 EXAMPLES = r"""

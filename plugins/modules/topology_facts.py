@@ -77,15 +77,10 @@ options:
         description: The folder the kubelet's paths are read in, as if it were C(/); paths never leave it.
         type: path
         default: /
-attributes:
-  check_mode:
-    description: Reads only; runs the same in check mode.
-    support: full
-  diff_mode:
-    description: Changes nothing, so there is no diff.
-    support: none
 notes:
   - The cgroup restriction is read for the module's own process, as hwloc does.
+extends_documentation_fragment:
+  - gpusmith.numa_gate.read_only
 """
 
 EXAMPLES = r"""
