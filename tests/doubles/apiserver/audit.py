@@ -23,15 +23,18 @@ class RequestLog(list):
         self._lock = threading.Lock()
 
     def append(self, item, user=None):
-        """Keep the request (and its user) and, with a file, write its line."""
-        with self._lock:
-            super().append(item)
-            self.users.append(user)
+        """Keep the request (and its user) and, with a file, write its line: both under one lock, so concurrent
+        requests (kubectl's discovery runs in parallel) stand in the same order in the list and in the file."""
+        line = None
         if self.path:
             method, uri = item
             event = {"ts": round(time.time(), 3), "method": method, "requestURI": uri}
             if user is not None:
                 event["user"] = {"username": user}
             line = json.dumps(event, separators=(",", ":")) + "\n"
-            with self._lock, open(self.path, "a", encoding="utf-8") as stream:
-                stream.write(line)
+        with self._lock:
+            super().append(item)
+            self.users.append(user)
+            if line is not None:
+                with open(self.path, "a", encoding="utf-8") as stream:
+                    stream.write(line)
