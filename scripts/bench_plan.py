@@ -21,7 +21,7 @@ from bench_common import SHARED, timed  # noqa: E402 pylint: disable=wrong-impor
 # pylint: disable=wrong-import-position
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import gather as _gather  # noqa: E402
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import schema as _schema  # noqa: E402
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import validate as _validate  # noqa: E402
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.rules import validate as _validate
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan import plan as _plan  # noqa: E402
 
 CASES = (

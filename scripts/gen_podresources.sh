@@ -9,7 +9,7 @@
 # grpcio version); scripts/podresources_postprocess.py (standard library only) writes it as a bytes
 # literal in a .py module, the only kind of file Ansible ships to a node with module_utils. Both
 # steps are deterministic: the same grpcio-tools and api.proto give the same bytes, and the file's
-# header records the exact commands. tests/unit/plugins/module_utils/_evidence/test_podresources_descriptor.py
+# header records the exact commands. tests/unit/plugins/module_utils/_evidence/podresources/test_api_descriptor.py
 # regenerates it and compares.
 set -eu
 python=${PYTHON:-.venv/bin/python}

@@ -3,15 +3,15 @@
 """The artifacts action: write a host's files into one controller folder, in-process.
 
 The writing (names, the host folder, atomic replacement, change detection) is in
-module_utils/_artifacts.py; this adapts it to a task: arguments, check and diff mode, and a clean failure.
+module_utils/_base/artifacts.py; this adapts it to a task: arguments, check and diff mode, and a clean failure.
 """
 
 from __future__ import annotations
 
 from ansible.plugins.action import ActionBase
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _artifacts
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._errors import failure_message
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import artifacts as _artifacts
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base.errors import failure_message
 
 ARGUMENT_SPEC = {
     "dest": {"type": "path", "required": True},

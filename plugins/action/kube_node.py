@@ -14,12 +14,12 @@ from __future__ import annotations
 from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _k8s_names
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._errors import NumaGateError
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_state import step_journal
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import k8s_names as _k8s_names
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base.errors import NumaGateError
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.journal import step as step_journal
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import api as kube_api
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import connection
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import node as kube_node
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.api import node as kube_node
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api.outcome import outcome
 
 ARGUMENT_SPEC = {

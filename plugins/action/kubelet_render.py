@@ -3,7 +3,7 @@
 """The kubelet_render action: kubelet_config, rendered on the controller when a reading allows it.
 
 In check mode, for ``mode: dropin, state: present``, with a ``reading`` of this same layout (topology_facts'
-``kubelet_config`` return), the result is computed here by module_utils/_kubelet/render.py with no module
+``kubelet_config`` return), the result is computed here by module_utils/_render/preview.py with no module
 run on the node; otherwise the gpusmith.numa_gate.kubelet_config module runs with the same arguments.
 """
 
@@ -13,7 +13,7 @@ import json
 
 from ansible.plugins.action import ActionBase
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import render
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._render import preview as render
 
 MODULE = "gpusmith.numa_gate.kubelet_config"
 LAYOUT_DEFAULTS = {"path": "/var/lib/kubelet/config.yaml", "config_dir": "/etc/kubernetes/kubelet.conf.d",

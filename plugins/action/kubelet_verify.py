@@ -19,11 +19,12 @@ from __future__ import annotations
 
 from ansible.utils.display import Display
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._errors import NumaGateError
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import secrets
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base.errors import NumaGateError
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import secrets
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import api as kube_api
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import connection
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import decision, ready
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import decision
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.api import ready
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api.outcome import outcome
 from ansible_collections.gpusmith.numa_gate.plugins.plugin_utils.api_action import NodeApiAction
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from ansible.utils.display import Display
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _shapes as S
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._errors import NumaGateError
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import rehearsal_wait
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import shape_check as S
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base.errors import NumaGateError
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._rehearsal import wait as rehearsal_wait
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import api as kube_api
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import connection
 from ansible_collections.gpusmith.numa_gate.plugins.plugin_utils.api_action import NodeApiAction

@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import service_load
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison import load as service_load
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import api as kube_api
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import connection
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import urls

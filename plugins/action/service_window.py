@@ -9,8 +9,8 @@ import time
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import nodefs
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import service_query
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import service_window
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison import query as service_query
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison import window as service_window
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import urls
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api.outcome import outcome
 

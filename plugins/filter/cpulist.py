@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _cpulist
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import cpulist as _cpulist
 from ansible_collections.gpusmith.numa_gate.plugins.plugin_utils.filters import adapt
 
 

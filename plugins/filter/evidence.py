@@ -4,10 +4,10 @@
 
 from __future__ import annotations
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import allocations
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.podresources import allocations
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import compose
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import metrics
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import reconcile
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.reconcile import findings as reconcile
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import slack
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import schema
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan import locality

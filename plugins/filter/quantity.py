@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _quantity
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import quantity as _quantity
 from ansible_collections.gpusmith.numa_gate.plugins.plugin_utils.filters import adapt
 
 

@@ -5,10 +5,10 @@ canary_admission, artifacts_file (docs in plugins/filter/<name>.yml)."""
 
 from __future__ import annotations
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _artifacts
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import artifacts as _artifacts
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import canary
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import html
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import markdown
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.pages import html
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.pages import markdown
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import record
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import verdict
 from ansible_collections.gpusmith.numa_gate.plugins.plugin_utils.filters import adapt

@@ -4,8 +4,8 @@
 
 from __future__ import annotations
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import service_compare
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import service_window
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison import compare as service_compare
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison import window as service_window
 from ansible_collections.gpusmith.numa_gate.plugins.plugin_utils.filters import adapt
 
 

@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import service_runs
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison import runs as service_runs
 from ansible_collections.gpusmith.numa_gate.plugins.plugin_utils.filters import adapt
 
 

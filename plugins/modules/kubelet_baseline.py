@@ -140,10 +140,11 @@ import os
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _errors, _fileio
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import errors as _errors, fileio as _fileio
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts.runner import ModuleRunner
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import inventory, unit
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_state import baseline_store, step_journal, transitions
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import inventory, unit
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.baseline import store as baseline_store
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.journal import step as step_journal, transitions
 
 _DEFAULT_CONFIG = "/var/lib/kubelet/config.yaml"
 

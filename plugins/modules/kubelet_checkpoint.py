@@ -132,11 +132,12 @@ journal:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _errors
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import errors as _errors
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import schema
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts.runner import ModuleRunner
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import checkpoint_files, checkpoint_removal
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_state import step_journal
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.checkpoints import files as checkpoint_files
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.node import checkpoint_removal
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.journal import step as step_journal
 
 
 def _diff(reports, kinds):

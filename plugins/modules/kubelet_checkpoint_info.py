@@ -79,9 +79,9 @@ refusals:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _errors
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import errors as _errors
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import schema
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import checkpoint_files
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.checkpoints import files as checkpoint_files
 
 
 def run(module):

@@ -211,15 +211,15 @@ except ImportError:
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 from ansible.module_utils.common.text.converters import to_text
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _errors
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import errors as _errors
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import schema
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import checkpoint
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import fields
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import files
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import merge
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import secrets
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import validate
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_state import step_journal
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.checkpoints import policy_change as checkpoint
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import fields
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._render import files
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import merge
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import secrets
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.rules import validate
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.journal import step as step_journal
 
 PATH_OPTIONS = ("path", "config_dir", "kubelet_root_dir", "backup_dir")
 

@@ -71,10 +71,10 @@ checkpoints:
 
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _errors
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import files
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import info
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import merge
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import errors as _errors
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._render import files
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import info
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import merge
 
 
 def run(module):

@@ -70,9 +70,10 @@ journal:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _errors
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import errors as _errors
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts.runner import ModuleRunner
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_state import service, step_journal
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.node import kubelet_service as service
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.journal import step as step_journal
 
 
 def run(module):

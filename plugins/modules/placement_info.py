@@ -79,8 +79,8 @@ processes:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _errors
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import placement
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import errors as _errors
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.placement import read as placement
 
 
 def _body(module):

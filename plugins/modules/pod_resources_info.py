@@ -104,10 +104,10 @@ findings:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _errors
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _fileio
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _k8s_names
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import allocations
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import errors as _errors
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import fileio as _fileio
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import k8s_names as _k8s_names
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.podresources import allocations
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.podresources import client
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import schema
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan import locality

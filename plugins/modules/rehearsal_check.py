@@ -78,10 +78,12 @@ import os
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _errors
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _shapes as S
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import rehearsal_workloads
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_state import atomic, journal, rehearsals, transitions
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import errors as _errors
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import shape_check as S
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._rehearsal import workloads as rehearsal_workloads
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_files import atomic
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.journal import journal, transitions
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._rehearsal import kept as rehearsals
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import record
 
 _NOW = S.Fields("a pod of the workload now", {"name": S.STR, "uid": S.Nullable(S.STR), "ready": S.BOOL, "kept": S.BOOL})

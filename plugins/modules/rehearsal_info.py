@@ -104,9 +104,11 @@ import os
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _errors, _fileio
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import rehearsal
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_state import atomic, confine, journal, rehearsals, transitions
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import errors as _errors, fileio as _fileio
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._rehearsal import evidence as rehearsal
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_files import atomic, confine
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.journal import journal, transitions
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._rehearsal import kept as rehearsals
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import record
 
 

@@ -171,8 +171,9 @@ import os
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _errors
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_state import confine, journal, transitions
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import errors as _errors
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_files import confine
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.journal import journal, transitions
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import record_read, resume
 
 

@@ -79,8 +79,10 @@ import os
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _errors, _fileio
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_state import confine, journal, restore_plan, transitions
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import errors as _errors, fileio as _fileio
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_files import confine
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.journal import journal, transitions
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import restore_plan
 
 
 def _keep(params):

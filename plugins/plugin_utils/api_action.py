@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ansible.plugins.action import ActionBase
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _k8s_names
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import k8s_names as _k8s_names
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import api as kube_api
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import connection
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api.outcome import outcome

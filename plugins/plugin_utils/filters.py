@@ -16,7 +16,7 @@ from decimal import DecimalException
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._errors import NumaGateError
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base.errors import NumaGateError
 
 
 MAX_DEPTH = 100  # levels of mappings and lists in one argument: far above any input of this collection, far below Python's recursion limit

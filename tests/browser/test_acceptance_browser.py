@@ -16,9 +16,9 @@ import shutil
 
 import pytest
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _cpulist
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import cpulist as _cpulist
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts.gather import gather
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import html
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.pages import html
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import record
 from ansible_collections.gpusmith.numa_gate.tests.browser import cdp_pipe
 from ansible_collections.gpusmith.numa_gate.tests.unit import shared_paths

@@ -6,7 +6,7 @@ The stand-in (subprocess) admits the report's canary from the API server double 
 test_kubelet_standin_pods.py (8 CPUs, NUMA node 0 = 0-3, node 1 = 4-7, 4 GiB each; CPU 0 and 1124Mi of
 node 0 reserved): the pod's 4 CPUs and 4Gi are node 1's, main holds 4-5 and 2Gi, the sidecars run on the
 pod's shared pool 6-7 and report nothing of their own. plugins/module_utils/_evidence/podresources
-reads it over gRPC on <root-dir>/pod-resources/kubelet.sock, and _evidence.allocations reconciles it.
+reads it over gRPC on <root-dir>/pod-resources/kubelet.sock, and _evidence.podresources.allocations reconciles it.
 """
 
 import os
@@ -14,7 +14,7 @@ import time
 
 import grpc
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import allocations
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.podresources import allocations
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.podresources import client, messages
 from standin_harness import Running
 from test_kubelet_standin_pods import CONFIG, GIB, canary, fixture_machine, phase, wait_for  # noqa: F401 pylint: disable=unused-import

@@ -29,8 +29,8 @@ import urllib.request
 
 import pytest
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import histogram_quantile as hq
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import service_query, service_window
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison import quantile as hq
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison import query as service_query, window as service_window
 from ansible_collections.gpusmith.numa_gate.tests.prometheus.vllm_like_service import Service
 
 PROMETHEUS = shutil.which("prometheus")

@@ -5,7 +5,7 @@
 Each (protobuf, grpcio) pair of targets.PROTOBUF x targets.GRPCIO runs run_client.py in its own
 interpreter started with ``-S`` and PYTHONPATH = the two ``pip install --target`` folders + the
 collection, so nothing of the venv's site-packages is seen. The double is
-tests/unit/plugins/module_utils/_evidence/podresources_double.py (not the kubelet: it compiles the
+tests/unit/plugins/module_utils/_evidence/podresources/podresources_double.py (not the kubelet: it compiles the
 collection's api.proto with the venv's grpcio-tools in its own process, imports nothing from the
 collection, and serves answers.json on a unix socket in tmp). Every answer is compared with the
 exact decoded value below: pods, containers, cpu_ids as cpulists, memory, devices with their NUMA

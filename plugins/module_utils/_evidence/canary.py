@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import copy
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _quantity
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import quantity as _quantity
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.nodefs import EvidenceError
 
 IMAGE = "registry.k8s.io/pause:3.9"

@@ -14,7 +14,7 @@ downstream ever sees a KeyError or a TypeError.
 
 from __future__ import annotations
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _shapes as S
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import shape_check as S
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import measures
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import nodefs
 

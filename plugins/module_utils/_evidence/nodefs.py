@@ -16,8 +16,8 @@ from __future__ import annotations
 import os
 import stat
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _fileio
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._errors import NumaGateError
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import fileio as _fileio
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base.errors import NumaGateError
 
 READ_LIMIT = 16 * 1024 * 1024  # numa_maps of a large process
 CGROUP = "sys/fs/cgroup"

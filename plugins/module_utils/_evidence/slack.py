@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _cpulist
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _shapes
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import cpulist as _cpulist
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import shape_check as _shapes
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import inputs
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import nodefs
 

@@ -4,8 +4,8 @@
 
 Public: `Source`, `SOURCES`, `names`, `by_name`, `placements`, `reads`.
 
-The one list the record iterates (`_record.record`, `_record.shapes`, `_record.verdict`,
-`_record.sections`): a new source is one file in `composition/` (how its task result becomes
+The one list the record iterates (`_record.record`, `_record.inputs`, `_record.verdict`,
+`_record.pages.sections`): a new source is one file in `composition/` (how its task result becomes
 evidence) plus one `Source` here, and the placement_evidence role's task that reads it. Each entry:
 
 - ``name``: the record input it fills (``inputs[name]``);

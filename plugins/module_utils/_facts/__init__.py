@@ -4,19 +4,23 @@
 
 Import the submodules explicitly; this file holds only this map.
 
-- ``gather``: `gather(root="/", gpu_source="auto", runner=None, nvidia=None)`, `GPU_SOURCES`,
-  `SCHEMA_VERSION`, `TopologyError` (orchestration only: calls the readers below in order).
-- ``sysfs``: `Root` (the root and path resolution inside it), the bounded readers `read_text`,
-  `read_int`, `list_dir`, ..., `TopologyError`.
-- ``sysfs_cpusets``: CPU sets as sysfs writes them (`read_cpulist`, `read_cpus`, `read_cpu_ids`, `mask_ids`, ...).
-- ``links``: `resolve`, `read_link`, `link_basename` (symlinks and snapshot link stubs, inside the root).
-- ``notes``: `Notes`, the warnings collector passed to every reader.
-- ``cpus``: `read_cpu_sets`, `smt_active`.  ``cores``: `read_cores`.
-- ``numa``: `read_numa_nodes`, `memtotal`.  ``cgroup``: `read_allowed`.
-- ``pci_devices``: `read_pci_devices`, `pci_locality`, `resolve_numa`, `single_node`.
-- ``gpus``: `read_gpus`.  ``nics``: `read_nics`.
-- ``nvidia``: `gather_nvidia`; ``nvidia_smi``: `parse_topo_m`, `parse_query_gpu_csv`, `NvidiaError`;
-  ``nvml``: `gather_nvml`; ``nvidia_affinity``: `numa_node_of`, `gpu_label`, `locality_warning`.
-- ``runner``: `ModuleRunner`, `RecordedRunner`, `NoCommandsRunner`.
-- ``schema``: the one reader of facts schema v1 for every later step (`read`, `kubelet_node`).
+- ``cgroup``: The cgroup restriction of the reading process: the CPUs and memory nodes it may use.
+- ``cores``: Physical cores and packages of the online CPUs.
+- ``cpus``: CPU sets: which CPUs exist, which are online, present, possible and isolated; SMT.
+- ``gather``: The topology gather: one read-only pass over sysfs/procfs (facts schema v1).
+- ``gpus``: GPUs: identities from a vendor reader (NVML, nvidia-smi) or sysfs, with their NUMA locality.
+- ``links``: Links in sysfs and in sysfs snapshots, resolved without leaving the root.
+- ``nics``: Network interfaces on PCI: driver, NUMA locality, RDMA devices, virtual functions.
+- ``notes``: The warnings a gather collects: `Notes`, passed to every reader as an argument.
+- ``numa``: NUMA nodes: their online CPUs, memory, huge page pools and distances.
+- ``nvidia``: NVIDIA GPU identities and locality: NVML, else nvidia-smi, through an injectable runner.
+- ``nvidia_affinity``: What an NVIDIA affinity says about a GPU's NUMA node, shared by the NVML and nvidia-smi readers.
+- ``nvidia_smi``: Parsers for the text nvidia-smi prints, and the errors of the NVIDIA readers.
+- ``nvml``: GPU identities and locality from NVML (nvidia-ml-py's pynvml), called as the bindings define.
+- ``pci_devices``: PCI devices under sys/bus/pci/devices, and the NUMA locality of one device.
+- ``runner``: How logic runs vendor tools: an injectable runner, never a shell.
+- ``schema``: The one reader of topology facts schema v1: every later step reads the facts through it.
+- ``sysfs``: Small bounded readers for sysfs and procfs files under the root facts are read from.
+- ``sysfs_cpusets``: CPU sets as sysfs writes them: cpulists (``0-3,8``) and hex cpumasks, read through `sysfs`'s bounded readers.
+- ``sysfs_places``: Where a path under the root facts are read from really is, found without ever leaving the root.
 """

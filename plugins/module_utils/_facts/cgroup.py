@@ -14,7 +14,7 @@ from __future__ import annotations
 import posixpath
 import re
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _cpulist
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import cpulist as _cpulist
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import sysfs
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import sysfs_cpusets
 

@@ -22,7 +22,7 @@ guessed 0).
 
 from __future__ import annotations
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _cpulist
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import cpulist as _cpulist
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import cpus as _cpus
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import sysfs
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import sysfs_cpusets

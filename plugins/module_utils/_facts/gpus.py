@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import os
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _cpulist
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _pci
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import cpulist as _cpulist
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import pci as _pci
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import pci_devices
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import runner as _runner
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import sysfs

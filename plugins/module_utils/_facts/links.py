@@ -19,7 +19,7 @@ import posixpath
 import re
 import stat
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _fileio
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import fileio as _fileio
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import sysfs
 
 # A link stored as a file: one relative or absolute path, no blanks inside.

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _pci
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import pci as _pci
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import links
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import pci_devices
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import sysfs

@@ -7,7 +7,7 @@ Public: `Notes` (``add``, ``fold``, ``warnings``).
 
 from __future__ import annotations
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _cpulist
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import cpulist as _cpulist
 
 
 class Notes:

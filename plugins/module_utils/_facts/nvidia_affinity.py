@@ -10,7 +10,7 @@ Public: `numa_node_of`, `gpu_label`, `locality_warning`.
 
 from __future__ import annotations
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._cpulist import parse as parse_cpus
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base.cpulist import parse as parse_cpus
 
 
 def numa_node_of(affinity):

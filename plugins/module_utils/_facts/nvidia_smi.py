@@ -18,9 +18,9 @@ from __future__ import annotations
 import csv
 import re
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._cpulist import CpuListError, canonical
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._errors import NumaGateError
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._pci import PciAddressError, normalize as normalize_pci
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base.cpulist import CpuListError, canonical
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base.errors import NumaGateError
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base.pci import PciAddressError, normalize as normalize_pci
 
 QUERY_FIELDS = ("index", "uuid", "pci.bus_id", "name", "memory.total", "driver_version")
 # The argvs recorded on the h200 host (fixtures/real/h200-vm/capture.json), so recordings replay.

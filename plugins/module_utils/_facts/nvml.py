@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import ctypes
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._cpulist import format as format_cpus
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base.cpulist import format as format_cpus
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import nvidia_affinity
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts.nvidia_smi import NvidiaError
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._pci import PciAddressError, normalize as normalize_pci
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base.pci import PciAddressError, normalize as normalize_pci
 
 # nvmlDeviceGetCpuAffinity takes the set size in unsigned longs: 128 x 64 bits
 # covers the kernel's largest NR_CPUS (8192); 16 x 64 bits covers MAX_NUMNODES (1024).

@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 import stat
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _fileio
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import fileio as _fileio
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import sysfs_places
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts.sysfs_places import NOT_NAMES, dir_place, inside
 

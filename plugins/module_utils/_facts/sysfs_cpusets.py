@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _cpulist
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import cpulist as _cpulist
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts.sysfs import _EXCERPT, _read_text, excerpt, is_missing
 
 _FULL_MASK = re.compile(r"^[0-9a-fA-F]{1,8}(?:,[0-9a-fA-F]{8})*$")

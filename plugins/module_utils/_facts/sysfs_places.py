@@ -19,8 +19,8 @@ import os
 import posixpath
 import stat
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _fileio
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._errors import NumaGateError
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import fileio as _fileio
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base.errors import NumaGateError
 
 _DIR_FLAGS = getattr(os, "O_PATH", os.O_RDONLY) | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 # Directory fds a RootDir keeps at most: far below the usual 1,024 a process may hold (a 256-CPU

@@ -1,14 +1,15 @@
 # Copyright: (c) 2026, GPU Smith
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The Kubernetes API client every controller-side step uses: a leaf, imported by ``_transition`` and ``_evidence``, importing neither.
+"""Floor: the one Kubernetes API client every controller-side step uses (connection, kubeconfig, bounded transport, answers).
 
-- ``connection_spec``: kubernetes.core's connection options (no imports; the module files take it).
-- ``connection``: `from_task`, `configuration`, `Settings`: those options and their ``K8S_AUTH_*`` variables, checked.
-- ``kubeconfig``: `load`, `load_configuration`: the client's own loader, with files and exec plugins bounded.
-- ``transport``: `bound`, `exchange`: one HTTP exchange bounded in bytes and ended by one deadline.
-- ``urls``: `mask_url`, `mask_text`: no credential of a URL in a message.
-- ``shapes``: what an API answer must look like before anything reads it.
-- ``api``: `connect`, `Api` (get/patch node, pods on a node, eviction, pod get/delete, DaemonSets,
-  PodDisruptionBudgets, node proxy GET, ...), `KubeApiError`.
-- ``outcome``: `outcome` (an error as a failed task result, in one place, for every action plugin).
+Import the submodules explicitly; this file holds only this map.
+
+- ``answers``: What an API answer must look like before the transition reads it: JSON, not too deep, each field read of its type.
+- ``api``: A thin wrapper over the ``kubernetes`` Python client for the transition's few API calls, every one bounded.
+- ``connection``: How a controller-side action reaches the API server: kubernetes.core's connection options, checked, as a client Configuration.
+- ``connection_spec``: kubernetes.core's connection options as an argument spec, with no imports.
+- ``kubeconfig``: Load a kubeconfig with the ``kubernetes`` client's own loader, without anything in it able to block the run.
+- ``outcome``: The one place the controller-side steps turn an error into a failed task result.
+- ``transport``: One HTTP exchange, bounded in bytes and ended by one deadline whatever the server does.
+- ``urls``: No credential of a URL in a message: ``https://user:password@host`` is shown as ``https://********@host``.
 """

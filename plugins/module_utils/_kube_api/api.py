@@ -29,12 +29,12 @@ import math
 import time
 import urllib.parse
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _k8s_names
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._errors import NumaGateError
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._fileio import parse_json
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import k8s_names as _k8s_names
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base.errors import NumaGateError
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base.fileio import parse_json
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import connection
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import kubeconfig as _kubeconfig
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import shapes, transport, urls
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import answers as shapes, transport, urls
 
 HAS_KUBERNETES = _kubeconfig.HAS_KUBERNETES
 STRATEGIC_MERGE = "application/strategic-merge-patch+json"

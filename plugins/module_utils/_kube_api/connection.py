@@ -29,7 +29,7 @@ import urllib.parse
 
 from ansible.module_utils.parsing.convert_bool import boolean
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._errors import NumaGateError
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base.errors import NumaGateError
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import connection_spec
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import kubeconfig as _kubeconfig
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import urls

@@ -26,7 +26,7 @@ import stat
 import subprocess
 import time
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._errors import NumaGateError
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base.errors import NumaGateError
 
 try:
     from kubernetes.client import ApiClient, Configuration

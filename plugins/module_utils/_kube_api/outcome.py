@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import traceback
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._errors import NumaGateError, failure_message
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base.errors import NumaGateError, failure_message
 
 
 def outcome(body, **context):

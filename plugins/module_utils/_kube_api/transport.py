@@ -32,7 +32,7 @@ try:
 except ImportError:  # pragma: no cover - the kubernetes client requires urllib3
     HAS_URLLIB3 = False
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._errors import NumaGateError
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base.errors import NumaGateError
 
 CHUNK = 65536
 _CURRENT = threading.local()

@@ -10,7 +10,7 @@ isolated CPUs, and keeps at least one whole core allocatable on every NUMA node 
 
 from __future__ import annotations
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _cpulist
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import cpulist as _cpulist
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan import packed
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan import view
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan.policy import PlanError

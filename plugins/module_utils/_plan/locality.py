@@ -13,7 +13,7 @@ is in ``unknown_locality``; ``warnings`` says why (the schema reader's words).
 
 from __future__ import annotations
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _cpulist
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import cpulist as _cpulist
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import schema
 
 ORACLE_VERSION = 1

@@ -5,7 +5,7 @@
 Public: `reserve(topology, merged, cpus_by_node, reasons, warnings)` -> {node id: bytes},
 `place`, `largest_remainder`, `memory_parts`.
 
-The total is the kubelet's own arithmetic (`_kubelet.allocatable.reserved_memory_total`:
+The total is the kubelet's own arithmetic (`_kubelet.rules.allocatable.reserved_memory_total`:
 kubeReserved + systemReserved + the hard eviction threshold for memory.available); it is split
 over the NUMA nodes that hold reserved CPUs, in proportion, by largest remainder, within each
 node's memory less its hugepage pools (pkg/kubelet/cm/memorymanager/policy_static.go).
@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from decimal import DecimalException
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import allocatable
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.rules import allocatable
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan import merged as merged_config
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan import view
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan.policy import PlanError
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._quantity import from_bytes
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base.quantity import from_bytes
 
 _MEMORY_QUANTA = (1 << 20, 1 << 10, 1)
 

@@ -4,14 +4,14 @@
 
 Public: `base_config`, `over_base`, `origin`, `PLAN_ORIGIN`, `BASE_ORIGIN`.
 
-The merge and its origin tracking are `_kubelet.merge.effective_config`'s: the base is the main
+The merge and its origin tracking are `_kubelet.config.merge.effective_config`'s: the base is the main
 document and the plan's settings its one drop-in; what came from the base keeps the base's own
 origin (the file that set it), what the plan sets is ``PLAN_ORIGIN``.
 """
 
 from __future__ import annotations
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import merge
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import merge
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan.policy import PlanError
 
 # Where a key of the merged configuration came from, in problems and reasons.
@@ -28,7 +28,7 @@ def base_config(config):
         return merge.effective_config({"apiVersion": merge.API_VERSION, "kind": merge.KIND}, [])
     if not isinstance(config, dict):
         raise PlanError("base_config %r is a %s, expected the node's effective kubelet configuration (a dict, as "
-                        "_kubelet.merge.effective_config returns it)" % (config, type(config).__name__))
+                        "_kubelet.config.merge.effective_config returns it)" % (config, type(config).__name__))
     return config
 
 

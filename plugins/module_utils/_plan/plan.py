@@ -43,7 +43,7 @@ What the kubelet expects, read in its source (kubernetes/kubernetes):
 The plan's ``kubelet_settings`` are written as a drop-in, a JSON merge patch over the
 node's existing configuration (``base_config``: the effective configuration without
 the collection's own drop-in, evictionHard defaults filled in as
-``_kubelet.merge.effective_config`` does). So the planner computes the reservation and
+``_kubelet.config.merge.effective_config`` does). So the planner computes the reservation and
 checks the plan on ``merge_patch(base_config, kubelet_settings)``, the configuration
 the kubelet will really run with, and writes kubeReserved, systemReserved and
 evictionHard only when the policy sets them: a partial policy map merges over the
@@ -55,16 +55,16 @@ from __future__ import annotations
 import copy
 from decimal import DecimalException
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _cpulist
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import cpulist as _cpulist
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import schema
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import allocatable
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import validate
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.rules import allocatable
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.rules import validate
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan import cpu_strategies
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan import memory
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan import merged as merged_config
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan import view
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan.policy import PlanError, normalize_policy
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._quantity import from_bytes
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base.quantity import from_bytes
 
 PLAN_SCHEMA_VERSION = 1
 
@@ -117,7 +117,7 @@ def _cpu_override_warnings(policy, merged, count, warnings):
 
 
 def _self_check(facts, merged):
-    """The plan merged over the node's configuration must pass the kubelet's own rules (_kubelet.validate.validate)."""
+    """The plan merged over the node's configuration must pass the kubelet's own rules (_kubelet.rules.validate.validate)."""
     try:
         problems = validate.validate(merged, schema.kubelet_node(facts))
     except (ValueError, DecimalException) as exc:
@@ -133,7 +133,7 @@ def reservation_plan(topology, policy=None, base_config=None):
     """Plan the kubelet reservations for one node. See the module docstring.
 
     ``base_config``: the node's effective kubelet configuration without the collection's
-    drop-in (``_kubelet.merge.effective_config``, evictionHard defaults filled in); None
+    drop-in (``_kubelet.config.merge.effective_config``, evictionHard defaults filled in); None
     means a node with no configuration of its own, so the kubelet's defaults apply.
     """
     policy = normalize_policy(policy)

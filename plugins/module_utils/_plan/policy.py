@@ -12,9 +12,9 @@ from __future__ import annotations
 import copy
 from decimal import DecimalException
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _cpulist
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._errors import NumaGateError
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._quantity import from_bytes, to_bytes, to_millicpu
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import cpulist as _cpulist
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base.errors import NumaGateError
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base.quantity import from_bytes, to_bytes, to_millicpu
 
 STRATEGIES = ("spread", "compact", "device-aware")
 DEFAULT_RESERVED_CPUS = 2

@@ -4,17 +4,10 @@
 
 Import the submodules explicitly; this file holds only this map.
 
-- ``errors``: `RecordError`.
-- ``verdict``: `decide`, `VERDICTS`, `WATCHED`, `POLICY_KEYS`, `CRITERIA`, `evidence_keys` (adopt / restrict / defer / revalidate
-  with reasons, pure).
-- ``shapes``: the inputs', the evidence's and a record's shapes (`input_keys`, `inputs_shape`, `evidence_shape`, `SOURCE_SHAPES`).
-- ``configdiff``: `diff` (the kubelet configuration against the baseline, key by key).
-- ``record``: `build`, `SCHEMA_VERSION`, `input_keys`, `cpu_roles` (the acceptance record, JSON-ready; its evidence inputs are the
-  sources of `_evidence.sources.SOURCES`, iterated).
-- ``escape``: `html_text`, `html_attr`, `md_text` (every value on a page goes through one of these).
-- ``svg``: `drawing`, `layout` (the node drawing: NUMA nodes, cores, CPUs by role, memory, GPUs, NICs, the canary).
-- ``sections``: `sections` (the record as rows, shared by both pages).
-- ``service_table``: `sections`, `service` (the service comparison as rows: summary, a table per latency metric, the runs).
-- ``service_svg``: `drawing`, `drawings` (per latency metric, the cumulative distributions, one line per repetition and side).
-- ``markdown``: `render` (acceptance.md).  ``html``: `page`, `fleet` (acceptance.html, the fleet's index.html).
+- ``pages/``: The record's pages: Markdown, HTML, the node drawing, and the escaping every value goes through (pure).
+- ``configdiff``: The kubelet configuration against the baseline, key by key (pure).
+- ``errors``: The record step's one error.
+- ``inputs``: The shapes of what the record step is given: its inputs, the verdict's evidence, a record handed to the renderers.
+- ``record``: The acceptance record of one node (devices, locality, configuration, allocations, placement), assembled from the evidence (pure).
+- ``verdict``: The verdict of one node by the collection's decision criteria (pure).
 """

@@ -6,12 +6,12 @@ Public: `diff`.
 
 Mappings are compared key by key, down to their leaves; lists are compared whole, as the kubelet's
 drop-in merge replaces them whole (``reservedMemory``, ``allowedUnsafeSysctls``). Credential-carrying
-fields are masked (`_kubelet.secrets.mask`) before anything is compared or kept.
+fields are masked (`_kubelet.config.secrets.mask`) before anything is compared or kept.
 """
 
 from __future__ import annotations
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import secrets
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import secrets
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.errors import RecordError
 
 

@@ -7,7 +7,7 @@ Public: `RecordError`.
 
 from __future__ import annotations
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._errors import NumaGateError
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base.errors import NumaGateError
 
 
 class RecordError(NumaGateError, ValueError):

@@ -21,11 +21,11 @@ every gated one. The record's own inputs are versions, plan, slack, policy, prev
 
 from __future__ import annotations
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _cpulist
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import cpulist as _cpulist
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import sources as _sources
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan import locality
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import configdiff
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import shapes
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import inputs as shapes
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import verdict as _verdict
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.errors import RecordError
 

@@ -46,7 +46,7 @@ from __future__ import annotations
 import fnmatch
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import sources as _sources
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import shapes
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import inputs as shapes
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.errors import RecordError
 
 VERDICTS = ("adopt", "restrict", "defer", "revalidate")

@@ -1,17 +1,16 @@
 # Copyright: (c) 2026, GPU Smith
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The controller side of a node's transition: cordon, drain and verify through the Kubernetes API.
+"""The transition step: a node moved to a target configuration and back (decision, journal, API, node, baseline, restore).
 
-The API client itself is the leaf package ``_kube_api``, shared with ``_evidence``.
+Import the submodules explicitly; this file holds only this map.
 
-- ``cordon``: `set_unschedulable`, `is_unschedulable`, `read_node`.
-- ``filters``: `classify`, `Selection`, `pod_name` (kubectl's drain pod filters).
-- ``budgets``: `selects`, `budgets_for`, `describe`, `short` (PodDisruptionBudgets of a pod).
-- ``drain``: `drain`, `DrainOptions`, `DEFAULT_OPTIONS`, `DrainError`.
-- ``ready``: `verify`, `observe`, `ready_condition`, `VerifyError`.
-- ``configz``: `parse`, `compare`, `describe`, `ConfigzError`.
-- ``progress``: `say`, `seconds`, `names`, `drain_line`, `verify_line`.
-- ``node``: `apply`, `options_from`, `STATES` (one node cordoned, drained or uncordoned).
-- ``record``: `build`, `event_time`, `journal_target`, `ends` (a node's transition record from its journal and backups, pure).
-- ``resume``: `plan` (what a resumed transition skips, and whose cordon it is, from its journal; pure).
+- ``api/``: The transition's API side (controller): cordon, drain, budgets, readiness and /configz.
+- ``baseline/``: The node's write-once baseline: its kubelet files as they were before the collection first changed them.
+- ``journal/``: The transition's journal on the node: which transition is open, its steps' events, fsynced.
+- ``node/``: The transition's node side: the kubelet's systemd service, checkpoint removal.
+- ``decision``: Whether a node is already at its transition's target, why not, and whether this run may go on: one function.
+- ``record``: A node's transition record: its steps with their times, and each file it touched, before and after.
+- ``record_read``: A node's transition record read from its journal and backups, on the node (read-only).
+- ``restore_plan``: Putting back what a transition replaced or removed: find every file, check every backup, then write.
+- ``resume``: What a resumed transition still has to do, and whose cordon it is: read from its journal.
 """

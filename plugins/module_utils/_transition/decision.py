@@ -24,8 +24,8 @@ needed transition the caller did not allow), else None.
 
 from __future__ import annotations
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._errors import NumaGateError
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import configz
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base.errors import NumaGateError
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.api import configz
 
 TARGETS = ("enable", "rollback")
 MODES = ("dropin", "main")

@@ -5,7 +5,7 @@
 Public: `SCHEMA_VERSION`, `OUTCOMES`, `build(transition_id, entries, files, pointer=None, node=None, target=None, notes=())`,
 `event_time(at)`, `journal_target(entries)`, `ends(entries)`, `summary(record)`, `SUMMARY_KEYS`.
 
-Pure: the caller reads the node (the journal's entries as ``_node_state.journal.read`` returns
+Pure: the caller reads the node (the journal's entries as ``_transition.journal.journal.read`` returns
 them, the open transition's pointer, each touched file's backup record and sha256 now) and
 passes the values in; nothing here touches a file. The result is JSON-able and is what
 ``transition-<id>.json`` in the controller's artifacts holds (docs/transition.md, "The transition

@@ -18,8 +18,10 @@ import hashlib
 import os
 import stat
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _fileio
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_state import atomic, backups, confine, journal, restore_plan, transitions
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import fileio as _fileio
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_files import atomic, backups, confine
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.journal import journal, transitions
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import restore_plan
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import record
 
 

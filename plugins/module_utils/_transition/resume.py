@@ -32,7 +32,7 @@ again, each of which is idempotent.
 
 from __future__ import annotations
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._errors import NumaGateError
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base.errors import NumaGateError
 
 _DONE = ("ok", "changed", "skipped")
 

@@ -12,11 +12,11 @@ import re
 
 import pytest
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _cpulist
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import merge as _kubelet_merge
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import validate as _validate
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import cpulist as _cpulist
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import merge as _kubelet_merge
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.rules import validate as _validate
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import schema as _schema
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _quantity
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import quantity as _quantity
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan import plan as _reservation
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import gather as _topology
 from ansible_collections.gpusmith.numa_gate.tests.unit import shared_paths

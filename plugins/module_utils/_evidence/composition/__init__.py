@@ -2,14 +2,17 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """How each evidence source's task result becomes the value the record holds: one file per source (pure).
 
-Import the submodules explicitly; this file holds only this map. Each module has ``compose(reads)``
-(``reads``: the placement_evidence role's task results and values by name, see `_evidence.sources`);
-``kubelet_files`` has two, ``baseline`` and ``target``, one per source of the one task it reads.
+Import the submodules explicitly; this file holds only this map.
 
-- ``task_result``: `result` (a registered result, None when the task did not run), `READ_KEYS`.
-- ``versions``: the Node object's nodeInfo.  ``kubelet_files``: `baseline`, `target` (kubelet_config_info).
-- ``allocations``: pod_resources_info's reconciled allocations.  ``findings``: the canary's placement findings.
-- ``canary``: the canary and its admission.  ``configuration``: kubelet_verify's result.
-- ``metrics``: the rates between the two scrapes.  ``service_objectives``: the service comparison.
-- ``rollback``: rehearsal_info's rollback evidence (never an operator's).  ``device_path``: device_path_info, a failed read kept as one.
+- ``allocations``: The ``allocations`` source: the kubelet's allocations from PodResources, reconciled by scope (pure).
+- ``canary``: The ``canary`` source: the allocation canary's pod and its admission (pure).
+- ``configuration``: The ``configuration`` source: the kubelet Ready, healthy and running the planned settings (/configz) (pure).
+- ``device_path``: The ``device_path`` source: the device plugin, DRA slices and SR-IOV config read from the API, compared with the host (pure).
+- ``findings``: The ``findings`` source: the canary's placement on the node against the kubelet's allocation (pure).
+- ``kubelet_files``: The ``baseline_config`` and ``target_config`` sources: the kubelet's configuration files as they are (pure).
+- ``metrics``: The ``metrics`` source: the kubelet's resource manager series, as rates between the scrapes around the canary (pure).
+- ``rollback``: The ``rollback`` source: whether a rollback of this node was rehearsed (pure).
+- ``service_objectives``: The ``service_objectives`` source: baseline against canary under the same load, measured (pure).
+- ``task_result``: A task's registered result as the compositions read it (pure).
+- ``versions``: The ``versions`` source: what the Node object's ``status.nodeInfo`` says the node runs (pure).
 """

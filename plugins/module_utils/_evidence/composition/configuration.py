@@ -6,7 +6,7 @@ Public: `compose`, `MATCHES`.
 
 From ``kubelet_verify`` (kubelet_verify, through the API): ``{verified, message}``. kubelet_verify
 returns ``msg`` only when it failed (not Ready and healthy in time, /configz unreadable, settings other
-than the plan: `_transition.ready.verify`), and under ``failed_when: false`` its result reads
+than the plan: `_transition.api.ready.verify`), and under ``failed_when: false`` its result reads
 ``failed: false`` all the same, with ``mismatches: []`` when it never got to /configz. So it is
 verified only when the result has no ``msg``, says ``ready: true`` and names no mismatch; otherwise
 not, and ``msg`` says why. Not run: not verified.

@@ -6,7 +6,7 @@ Public: `compose`, `CALL_CHECKS`, `READ_CHECK`, `PLACEMENT_READ_CHECK`.
 
 The canary's reconciled allocation (``pod_resources``' reconciled pod named like the canary) against
 its ``placement`` (placement_info: cgroups, thread masks, resident pages) and the locality oracle of
-the ``topology`` facts (`_evidence.reconcile.reconcile_pod`), when both were read; then the
+the ``topology`` facts (`_evidence.reconcile.findings.reconcile_pod`), when both were read; then the
 PodResources reader's own failures (checks ``podresources_socket``, ``podresources_call``), so a
 socket that could not be read is a finding, never silence; and when pod_resources_info itself failed
 (its ``msg``, no reading at all: the libraries missing on the node, a bad argument; under
@@ -18,7 +18,7 @@ instead of only "no placement evidence". Always a list (the record is then ``ful
 
 from __future__ import annotations
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import reconcile
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.reconcile import findings as reconcile
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.composition import task_result
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan import locality
 

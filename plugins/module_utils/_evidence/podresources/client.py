@@ -25,8 +25,8 @@ import os
 import stat
 import time
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _cpulist
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._errors import NumaGateError
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import cpulist as _cpulist
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base.errors import NumaGateError
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.podresources import messages
 
 # No generated _pb2 / _pb2_grpc code: the messages are built at run time from the proto's descriptor set

@@ -16,7 +16,7 @@ response classes are read from the set's service, so the proto is the one source
 
 from __future__ import annotations
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._errors import NumaGateError
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base.errors import NumaGateError
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.podresources import api_descriptor
 
 try:

@@ -15,7 +15,7 @@ from ansible_collections.gpusmith.numa_gate.plugins.action import device_path_in
 from ansible_collections.gpusmith.numa_gate.plugins.modules import device_path_info as module_file
 from ansible_collections.gpusmith.numa_gate.tests.unit import ansible_run
 from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.action import in_process
-from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._evidence import device_path_cases as C
+from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._device_path import device_path_cases as C
 
 # The double's package is importable once in_process has put tests/doubles on sys.path.
 from apiserver import device_objects  # noqa: E402  pylint: disable=wrong-import-position,import-error,wrong-import-order

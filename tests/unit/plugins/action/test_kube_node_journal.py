@@ -13,7 +13,7 @@ import sys
 import pytest
 
 from ansible_collections.gpusmith.numa_gate.tests.unit import ansible_run
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_state import transitions
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.journal import transitions
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
 if os.path.join(REPO, "tests", "doubles") not in sys.path:

@@ -12,8 +12,8 @@ import pytest
 from ansible.playbook.task import Task
 
 from ansible_collections.gpusmith.numa_gate.plugins.action.kubelet_render import ActionModule
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import files
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import info
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._render import files
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import info
 
 GI = 1 << 30
 NODE = {"online_cpus": "0-15", "numa_nodes": {"0": 32 * GI, "1": 32 * GI}, "memory_bytes": 64 * GI}

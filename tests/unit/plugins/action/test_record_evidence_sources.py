@@ -12,12 +12,13 @@ import copy
 import pytest
 
 from ansible_collections.gpusmith.numa_gate.plugins.action import device_path_info as device_path_action
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _shapes as S
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import shape_check as S
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import compose, sources
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import html, markdown, record, verdict
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.pages import html, markdown
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import record, verdict
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.errors import RecordError
 from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.action import in_process
-from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._evidence import device_path_cases as C
+from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._device_path import device_path_cases as C
 from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._record import record_inputs as ri
 from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._record import test_device_path_record as device_path_record
 

@@ -6,7 +6,7 @@ import pytest
 
 from ansible_collections.gpusmith.numa_gate.plugins.action import service_window as action
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import nodefs
-from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._evidence import http_servers
+from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._service_comparison import http_servers
 
 TEXT = ('# HELP vllm:request_success_total done\n# TYPE vllm:request_success_total counter\n'
         'vllm:request_success_total{finished_reason="stop"} %d\n# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total 5\n')

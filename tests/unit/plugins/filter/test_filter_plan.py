@@ -6,7 +6,7 @@ from ansible.errors import AnsibleFilterError
 
 from ansible_collections.gpusmith.numa_gate.plugins.filter import cpulist, locality, plan, quantity
 from ansible_collections.gpusmith.numa_gate.plugins.filter.plan import FilterModule
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import merge as _kubelet_merge
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import merge as _kubelet_merge
 
 FILTERS = FilterModule().filters()
 

@@ -4,8 +4,8 @@ import pytest
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.gpusmith.numa_gate.plugins.filter import service
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import service_compare
-from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._evidence import service_runs
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison import compare as service_compare
+from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._service_comparison import runs_cases as service_runs
 
 TEXT = '# TYPE vllm:request_success_total counter\nvllm:request_success_total{finished_reason="stop"} %d\n'
 

@@ -14,7 +14,7 @@ import pytest
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.gpusmith.numa_gate.plugins.filter import evidence, record
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._errors import NumaGateError
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base.errors import NumaGateError
 from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.filter.test_evidence import FACTS, POD
 
 SAMPLE = {"usage_ns": 1, "monotonic_ns": 1}

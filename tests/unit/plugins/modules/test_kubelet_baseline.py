@@ -162,7 +162,7 @@ def test_restore_refuses_a_tampered_baseline(capsys, root):
 
 def test_transition_restore_puts_back_and_removes(capsys, root):
     from ansible_collections.gpusmith.numa_gate.plugins.modules import transition_restore
-    from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_state import backups
+    from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_files import backups
     state = root / "var/lib/kubelet/cpu_manager_state"
     original = state.read_bytes()
     saved = backups.remove(str(state), str(root / "var/lib/numa-gate/transitions/t1/backups"))

@@ -186,7 +186,7 @@ def test_a_backup_folder_that_is_not_private(capsys, root, kubelet_inactive):
 
 
 def test_wrong_types_inside_v4_data_name_the_field(capsys, root, kubelet_inactive):
-    from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.checksum import data_checksum
+    from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.checkpoints.checksum import data_checksum
     data = json.dumps({"policyName": "static", "defaultCPUSet": "0-7", "entries": ["pod"]})
     (root / "var/lib/kubelet/cpu_manager_state").write_text(json.dumps(dict(V2_NONE, data=data, dataChecksum=data_checksum(data))))
     result = run(capsys, kubelet_checkpoint, root=str(root), config=TARGET, node=NODE)
@@ -203,7 +203,7 @@ def test_a_config_of_the_wrong_shape_is_named(capsys, root):
 
 
 def test_the_state_step_journals_the_backups_it_made(capsys, root, kubelet_inactive):
-    from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_state import transitions  # pylint: disable=import-outside-toplevel
+    from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.journal import transitions
     transitions.open_transition(str(root), "/var/lib/numa-gate", "enable", "20261201T090000Z")
     path = root / "var/lib/numa-gate/transitions/20261201T090000Z/journal.jsonl"
     result = run(capsys, kubelet_checkpoint, root=str(root), config=TARGET, node=NODE, state="absent", backup_dir="/var/lib/numa-gate/t1",
@@ -217,7 +217,7 @@ def test_the_state_step_journals_the_backups_it_made(capsys, root, kubelet_inact
 
 
 def test_fail_on_refusal_names_each_refusal_and_records_no_verification(capsys, root):
-    from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_state import transitions  # pylint: disable=import-outside-toplevel
+    from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.journal import transitions
     transitions.open_transition(str(root), "/var/lib/numa-gate", "enable", "20261201T090000Z")
     path = root / "var/lib/numa-gate/transitions/20261201T090000Z/journal.jsonl"
     option = {"transition": "20261201T090000Z", "step": "verify"}

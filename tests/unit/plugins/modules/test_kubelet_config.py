@@ -693,7 +693,7 @@ def test_an_empty_path_is_refused(capsys, root, option):
 
 
 def test_the_config_step_journals_the_file_it_creates_then_what_it_wrote(capsys, root):
-    from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_state import transitions  # pylint: disable=import-outside-toplevel
+    from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.journal import transitions
     transitions.open_transition(str(root), "/var/lib/numa-gate", "enable", "20261201T090000Z")
     path = root / "var/lib/numa-gate/transitions/20261201T090000Z/journal.jsonl"
     option = {"transition": "20261201T090000Z", "step": "config"}
@@ -713,7 +713,7 @@ def test_the_config_step_journals_the_file_it_creates_then_what_it_wrote(capsys,
 
 
 def test_a_refused_configuration_records_nothing(capsys, root):
-    from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_state import transitions  # pylint: disable=import-outside-toplevel
+    from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.journal import transitions
     transitions.open_transition(str(root), "/var/lib/numa-gate", "enable", "20261201T090000Z")
     settings = dict(copy.deepcopy(CANARY_SETTINGS), cpuManagerPolicy="dynamic")
     result = run(capsys, journal={"transition": "20261201T090000Z", "step": "config"}, **args_for(root, settings=settings))

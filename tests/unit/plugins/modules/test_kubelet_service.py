@@ -14,7 +14,7 @@ import pytest
 from ansible.module_utils.testing import patch_module_args
 
 from ansible_collections.gpusmith.numa_gate.plugins.modules import kubelet_service
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_state import transitions
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.journal import transitions
 
 T1 = "20261201T090000Z"
 

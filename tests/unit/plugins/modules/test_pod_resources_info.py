@@ -1,5 +1,5 @@
 """The pod_resources_info module against a real gRPC server: a TEST DOUBLE of the kubelet's PodResources service
-(tests/unit/plugins/module_utils/_evidence/podresources_double.py, compiled from the proto in its own process)."""
+(tests/unit/plugins/module_utils/_evidence/podresources/podresources_double.py, compiled from the proto in its own process)."""
 
 import json
 import os
@@ -11,7 +11,7 @@ from ansible.module_utils.testing import patch_module_args
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.podresources import client
 from ansible_collections.gpusmith.numa_gate.plugins.modules import pod_resources_info
-from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._evidence.podresources_serving import CONTAINER_SCOPE, Double
+from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._evidence.podresources.podresources_serving import CONTAINER_SCOPE, Double
 
 FACTS = {"schema_version": 1, "cpus": {"online": "0-15", "isolated": ""}, "numa_nodes": [{"id": 0, "cpus": "0-15"}],
          "gpus": [{"index": 0, "uuid": "GPU-f2c38e61-1c95-2e97-c47e-1090719df202", "pci_address": "0000:00:06.0", "name": "NVIDIA H200",

@@ -7,10 +7,10 @@ import pytest
 
 from ansible.module_utils.testing import patch_module_args
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import rehearsal_workloads
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_state import journal, transitions
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._rehearsal import workloads as rehearsal_workloads
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.journal import journal, transitions
 from ansible_collections.gpusmith.numa_gate.plugins.modules import rehearsal_check, rehearsal_info
-from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._evidence.rehearsal_pods import CACHE, NODE, WEB, pod
+from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._rehearsal.rehearsal_pods import CACHE, NODE, WEB, pod
 
 STATE = "/var/lib/numa-gate"
 ENABLE = "20261201T090000Z"

@@ -8,7 +8,8 @@ import pytest
 
 from ansible.module_utils.testing import patch_module_args
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_state import backups, journal
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_files import backups
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.journal import journal
 from ansible_collections.gpusmith.numa_gate.plugins.modules import transition_info, transition_journal
 
 CONFIG = b"apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nmaxPods: 110\n"

@@ -101,7 +101,7 @@ def test_a_record_after_a_kill_mid_line_starts_on_a_fresh_line(capsys, opened):
 
 OPENER = r"""
 import json, os, sys, time
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_state import transitions
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.journal import transitions
 root, new_id, go = sys.argv[1], sys.argv[2], sys.argv[3]
 while not os.path.exists(go):
     time.sleep(0.001)

@@ -7,7 +7,8 @@ import os
 import subprocess
 
 from ansible_collections.gpusmith.numa_gate.tests.unit import ansible_run
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_state import backups, journal, transitions
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_files import backups
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.journal import journal, transitions
 
 PLAY = """- hosts: localhost
   gather_facts: false

@@ -12,7 +12,8 @@ import pytest
 
 from ansible.module_utils.testing import patch_module_args
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_state import backups, journal
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_files import backups
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.journal import journal
 from ansible_collections.gpusmith.numa_gate.plugins.modules import transition_journal, transition_restore
 from ansible_collections.gpusmith.numa_gate.tests.unit.tree_state import bounded, snapshot
 

@@ -19,7 +19,7 @@ import sys
 import pytest
 
 from ansible_collections.gpusmith.numa_gate.tests.unit import ansible_run
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_state import journal, transitions
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.journal import journal, transitions
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
 if os.path.join(REPO, "tests", "doubles") not in sys.path:

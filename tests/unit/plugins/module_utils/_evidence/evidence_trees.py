@@ -8,7 +8,7 @@ procs, and /proc/<pid>/task/<tid>/status and numa_maps for each process, in the 
 
 import os
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import layout
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.placement import cgroup_layout as layout
 
 STATUS = ("Name:\t{name}\nUmask:\t0022\nState:\tS (sleeping)\nTgid:\t{pid}\nPid:\t{tid}\nCpus_allowed:\tffff\n"
           "Cpus_allowed_list:\t{cpus}\nMems_allowed:\t00000001\nMems_allowed_list:\t{mems}\nvoluntary_ctxt_switches:\t3\n")

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import allocations, compose, placement, sources
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.podresources import allocations
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import compose, sources
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.placement import read as placement
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.nodefs import EvidenceError
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan import locality
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import record

@@ -17,8 +17,8 @@ from ansible.module_utils.testing import patch_module_args
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import measures
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import nodefs
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import numa_maps
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import placement
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.placement import numa_maps
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.placement import read as placement
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import slack
 from ansible_collections.gpusmith.numa_gate.plugins.modules import placement_info
 from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._evidence.evidence_trees import node_tree

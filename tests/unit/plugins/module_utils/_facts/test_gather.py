@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _cpulist
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import cpulist as _cpulist
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import gpus as _gpus
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import nvidia as _nvidia
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import sysfs

@@ -13,7 +13,7 @@ import os
 
 import pytest
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _cpulist
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import cpulist as _cpulist
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts.gather import gather
 from ansible_collections.gpusmith.numa_gate.tests.unit import shared_paths
 

@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._errors import NumaGateError
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base.errors import NumaGateError
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import gather
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import schema
 from ansible_collections.gpusmith.numa_gate.tests.unit import shared_paths

@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _cpulist
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import cpulist as _cpulist
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import sysfs as _sysfs
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import sysfs_cpusets as _cpusets
 
@@ -96,7 +96,7 @@ def test_read_cpumask(tmp_path, mask, expected):
 
 @pytest.mark.parametrize("mask", ["ff,00000001", "ffff", "80000000,00000000,00000001", "1", "0000,00000000,00000033"])
 def test_mask_ids_fast_path_agrees_with_cpulist_parse_mask(mask):
-    from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _cpulist
+    from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import cpulist as _cpulist
 
     assert _cpusets.mask_ids(mask) == _cpulist.parse_mask(mask)
 

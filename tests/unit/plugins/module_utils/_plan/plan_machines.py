@@ -3,7 +3,7 @@
 A machine has `nodes` NUMA nodes of `cores` cores each, numbered as Linux does: logical CPU = core + thread x cores.
 """
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import merge as _kubelet_merge
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import merge as _kubelet_merge
 
 GI = 1 << 30
 MI = 1 << 20

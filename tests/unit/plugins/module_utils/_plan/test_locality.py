@@ -133,5 +133,5 @@ def test_unparsable_local_cpus_is_unknown_with_a_warning():
 
 
 def test_locality_error_is_a_numa_gate_error_and_a_value_error():
-    from ansible_collections.gpusmith.numa_gate.plugins.module_utils._errors import NumaGateError
+    from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base.errors import NumaGateError
     assert issubclass(_locality.LocalityError, NumaGateError) and issubclass(_locality.LocalityError, ValueError)

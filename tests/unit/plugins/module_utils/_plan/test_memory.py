@@ -2,8 +2,8 @@
 
 import pytest
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import allocatable as _allocatable
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import validate as _validate
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.rules import allocatable as _allocatable
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.rules import validate as _validate
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import schema as _schema
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan import memory
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan.plan import PlanError, reservation_plan

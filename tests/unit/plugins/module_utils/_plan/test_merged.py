@@ -1,8 +1,8 @@
-"""The plan merged over the node's kubelet configuration (_plan/merged.py), through _kubelet.merge, with each key's origin."""
+"""The plan merged over the node's kubelet configuration (_plan/merged.py), through _kubelet.config.merge, with each key's origin."""
 
 import pytest
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import merge
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import merge
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan import merged
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan.policy import PlanError
 from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._plan.plan_machines import base
@@ -31,4 +31,4 @@ def test_base_config_must_be_a_dict():
     with pytest.raises(PlanError) as err:
         merged.base_config(["x"])
     assert str(err.value) == ("base_config ['x'] is a list, expected the node's effective kubelet configuration (a dict, as "
-                              "_kubelet.merge.effective_config returns it)")
+                              "_kubelet.config.merge.effective_config returns it)")

@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import validate as _validate
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.rules import validate as _validate
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import schema as _schema
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import gather as _topology
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan.plan import PlanError, reservation_plan

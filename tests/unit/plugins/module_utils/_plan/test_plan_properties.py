@@ -11,12 +11,12 @@ refuse only when the numbers really do not fit.
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils import _cpulist
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import merge as _kubelet_merge
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import allocatable as _allocatable
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet import validate as _validate
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import cpulist as _cpulist
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import merge as _kubelet_merge
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.rules import allocatable as _allocatable
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.rules import validate as _validate
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import schema as _schema
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._quantity import to_bytes
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base.quantity import to_bytes
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan.plan import PlanError, reservation_plan
 
 MI = 1 << 20

@@ -52,7 +52,7 @@ def test_defaults():
 
 
 def test_plan_error_is_a_numa_gate_error_and_a_value_error():
-    from ansible_collections.gpusmith.numa_gate.plugins.module_utils._errors import NumaGateError
+    from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base.errors import NumaGateError
     assert issubclass(PlanError, NumaGateError) and issubclass(PlanError, ValueError)
 
 

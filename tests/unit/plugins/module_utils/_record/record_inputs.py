@@ -5,15 +5,16 @@ the canary's PodResources answer is the report's canary (pod 4 CPUs, main 2 excl
 pod's shared pool, the GPU kept), and its cgroups are a recorded tree written under a given folder.
 """
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import allocations
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import placement
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import reconcile
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import service_compare
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.podresources import allocations
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.placement import read as placement
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.reconcile import findings as reconcile
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison import compare as service_compare
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts.gather import gather
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan import locality
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan.plan import reservation_plan
 from ansible_collections.gpusmith.numa_gate.tests.unit import shared_paths
-from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._evidence import rehearsal_cases, service_runs
+from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._rehearsal import rehearsal_cases
+from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._service_comparison import runs_cases as service_runs
 from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._evidence.evidence_trees import node_tree
 
 GPU_UUID = "GPU-5e1b2c3d-4e5f-6a7b-8c9d-0e1f2a3b4c5d"

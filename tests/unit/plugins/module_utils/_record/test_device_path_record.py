@@ -8,11 +8,12 @@ import copy
 
 import pytest
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.device_path import compare, nvidia_plugin, pods
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._device_path import compare, nvidia_plugin, pods
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan import locality
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import markdown, record
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.pages import markdown
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import record
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.errors import RecordError
-from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._evidence import device_path_cases as C
+from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._device_path import device_path_cases as C
 from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._record import record_inputs as ri
 
 SINCE = "since the record that accepted this node (adopt): repeat the acceptance procedure (canary, workload, rollback) on this node"

@@ -9,15 +9,15 @@ from xml.etree import ElementTree
 
 import pytest
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import service_compare
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import html
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import markdown
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison import compare as service_compare
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.pages import html
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.pages import markdown
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import record
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import service_svg
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import service_table
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.pages import svg as service_svg
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.pages import table as service_table
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.errors import RecordError
-from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._evidence import service_runs
-from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._evidence import test_service_worked_example as worked
+from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._service_comparison import runs_cases as service_runs
+from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._service_comparison import test_worked_example as worked
 from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._record import record_inputs as ri
 
 SVG = "{http://www.w3.org/2000/svg}"

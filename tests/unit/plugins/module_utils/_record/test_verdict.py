@@ -4,14 +4,15 @@ import copy
 
 import pytest
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import allocations
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import placement
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import reconcile
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import service_compare
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.podresources import allocations
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.placement import read as placement
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.reconcile import findings as reconcile
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison import compare as service_compare
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan import locality
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import verdict
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.errors import RecordError
-from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._evidence import rehearsal_cases, service_runs
+from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._rehearsal import rehearsal_cases
+from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._service_comparison import runs_cases as service_runs
 from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._evidence.evidence_trees import node_tree
 
 UID = "3f2a9c1e-6b7d-4e8f-9a0b-1c2d3e4f5a6b"

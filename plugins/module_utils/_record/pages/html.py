@@ -1,0 +1,109 @@
+# Copyright: (c) 2026, GPU Smith
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""acceptance.html (one node) and index.html (the fleet): one self-contained page each (pure).
+
+Public: `page`, `fleet`, `CSP`.
+
+No script, no external stylesheet, font, image or link target outside the artifacts folder; a
+Content-Security-Policy of ``default-src 'none'`` says so to the browser too, so even a value
+that slipped through could load nothing. Every value is escaped (`escape.html_text`). Each latency
+metric of the service comparison has its drawing (`service_svg`) right after its table.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import quote
+
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.pages import escape
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.pages import sections as _sections
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.pages import svg as service_svg
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import inputs as shapes
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.pages import svg
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import verdict as _verdict
+
+CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
+_STYLE = ("body{font-family:sans-serif;margin:1.5em;color:#222}table{border-collapse:collapse;margin:.5em 0 1.5em}"
+          "th,td{border:1px solid #bbb;padding:3px 6px;text-align:left;vertical-align:top;font-size:13px}th{background:#eee}"
+          ".verdict{display:inline-block;padding:.3em .8em;border-radius:4px;font-weight:bold;color:#fff}"
+          ".verdict-adopt{background:#2e7d32}.verdict-restrict{background:#1565c0}.verdict-defer{background:#c62828}"
+          ".verdict-revalidate{background:#ef6c00}.effect-defer td:nth-child(2){color:#c62828;font-weight:bold}"
+          ".drawing{overflow-x:auto;border:1px solid #ddd;padding:4px}")
+
+
+def _head(title):
+    return ('<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
+            '<meta http-equiv="Content-Security-Policy" content="%s"><meta name="viewport" content="width=device-width">'
+            '<title>%s</title><style>%s</style></head><body>' % (escape.html_attr(CSP), escape.html_text(title), _STYLE))
+
+
+def _table(title, headers, rows, name):
+    out = ['<section data-section="%s"><h2>%s</h2>' % (escape.html_attr(name), escape.html_text(title))]
+    if headers is None:
+        out.append("<p>not in this record</p></section>")
+        return "".join(out)
+    if not rows:
+        out.append("<p>none</p></section>")
+        return "".join(out)
+    out.append("<table><thead><tr>%s</tr></thead><tbody>" % "".join("<th>%s</th>" % escape.html_text(h) for h in headers))
+    for row in rows:
+        css = ' class="effect-%s"' % escape.html_attr(row[1]) if name == "verdict-reasons" else ""
+        out.append("<tr%s>%s</tr>" % (css, "".join("<td>%s</td>" % escape.html_text(cell) for cell in row)))
+    out.append("</tbody></table></section>")
+    return "".join(out)
+
+
+def _slug(title):
+    return re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")
+
+
+def page(record):
+    """acceptance.html of one record: the verdict and its reasons, the node drawing, then every section (its shape checked first)."""
+    record = shapes.check_record(record)
+    verdict = record["verdict"]["verdict"]
+    if verdict not in _verdict.VERDICTS:
+        verdict = "defer"
+    out = [_head("Acceptance record: %s" % escape.text(record["host"])),
+           "<h1>Acceptance record: %s</h1>" % escape.html_text(record["host"]),
+           '<p><span class="verdict verdict-%s" data-verdict="%s">%s</span> schema_version %d, mode %s, generated %s</p>' % (
+               verdict, verdict, verdict, record["schema_version"], escape.html_text(record["mode"]), escape.html_text(record["generated_at"]))]
+    parts = _sections.sections(record)
+    title, headers, rows = parts[0]
+    out.append(_table(title, headers, rows, "verdict-reasons"))
+    out.append('<section data-section="drawing"><h2>The node</h2><div class="drawing">%s</div></section>' % svg.drawing(record))
+    drawings = dict(service_svg.drawings(record))
+    for title, headers, rows in parts[1:]:
+        out.append(_table(title, headers, rows, _slug(title)))
+        if title in drawings:
+            out.append('<section data-section="service-drawing"><h3>%s: cumulative distributions</h3><div class="drawing">%s</div></section>' % (
+                escape.html_text(title), drawings[title]))
+    out.append("</body></html>\n")
+    return "".join(out)
+
+
+def _strongest(record):
+    reasons = record["verdict"]["reasons"]
+    wanted = record["verdict"]["verdict"]
+    chosen = [r["message"] for r in reasons if r["effect"] == wanted]
+    return chosen[0] if chosen else (reasons[0]["message"] if reasons else "")
+
+
+def fleet(records):
+    """index.html: every node's verdict, its first reason of that effect, counts, and a relative link to its page."""
+    records = sorted(shapes.check_fleet(records), key=lambda r: str(r["host"]))
+    counts = dict((v, 0) for v in _verdict.VERDICTS)
+    for record in records:
+        counts[record["verdict"]["verdict"]] = counts.get(record["verdict"]["verdict"], 0) + 1
+    out = [_head("Acceptance records: the fleet"), "<h1>Acceptance records: the fleet</h1>",
+           "<p>%s</p>" % escape.html_text(", ".join("%s: %d" % (v, counts[v]) for v in _verdict.VERDICTS) + "; %d nodes" % len(records)),
+           "<table><thead><tr><th>node</th><th>verdict</th><th>mode</th><th>reasons</th><th>first reason</th></tr></thead><tbody>"]
+    for record in records:
+        verdict = record["verdict"]["verdict"]
+        css = verdict if verdict in _verdict.VERDICTS else "defer"
+        out.append('<tr data-kind="fleet-node" data-host="%s" data-verdict="%s"><td><a href="%s/acceptance.html">%s</a></td>'
+                   '<td><span class="verdict verdict-%s">%s</span></td><td>%s</td><td>%d</td><td>%s</td></tr>' % (
+                       escape.html_attr(record["host"]), escape.html_attr(verdict), escape.html_attr(quote(str(record["host"]), safe="")),
+                       escape.html_text(record["host"]), css, escape.html_text(verdict), escape.html_text(record["mode"]),
+                       len(record["verdict"]["reasons"]), escape.html_text(_strongest(record))))
+    out.append("</tbody></table></body></html>\n")
+    return "".join(out)

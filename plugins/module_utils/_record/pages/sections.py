@@ -1,0 +1,214 @@
+# Copyright: (c) 2026, GPU Smith
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The record's sections as plain rows, the one reading that the Markdown and the HTML page share (pure).
+
+Public: `sections(record)` -> [(title, headers, rows)], every cell plain text (the renderers escape it).
+
+The service comparison's sections (`service_table`: its summary, a table per latency metric, the
+runs) follow the kubelet metrics; the attestations row of ``service_objectives`` names its state and
+points there rather than repeating the comparison as JSON.
+
+An evidence source the record holds under its own key (`_evidence.sources`, ``record: "key"``) that
+has no reader here gets a section of its own before the attestations, titled by its ``title``: its
+value's items as rows. The sources with a reader are listed in `_READERS_BY_SOURCE`.
+"""
+
+from __future__ import annotations
+
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import sources as _sources
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.pages import escape
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.pages import table as service_table
+
+_T = escape.text
+
+
+def _versions(record):
+    return ["component", "version"], [[key, _T(value)] for key, value in sorted(record["versions"].items())]
+
+
+def _devices(record):
+    rows = [["GPU", _T(g["index"]), _T(g["uuid"]), _T(g["pci_address"]), _T(g["name"]), _T(g["numa_node"]), _T(g["numa_source"]), _T(g["local_cpus"])]
+            for g in record["devices"]["gpus"]]
+    rows += [["NIC", _T(n["name"]), _T(n["driver"]), _T(n["pci_address"]), ", ".join(n.get("rdma_devices") or []) or "-", _T(n["numa_node"]),
+              _T(n["numa_source"]), _T(n["local_cpus"])] for n in record["devices"]["nics"]]
+    return ["kind", "index / name", "UUID / driver", "PCI address", "name / RDMA", "NUMA node", "source", "local CPUs"], rows
+
+
+def _locality(record):
+    rows = []
+    for device in record["locality"]["devices"]:
+        observed = "; ".join("%s: node %s, CPUs %s" % (o["source"], _T(o["numa_node"]), _T(o["cpus"])) for o in device["observations"])
+        rows.append([device["kind"], _T(device["pci_address"]), _T(device["numa_node"]), _T(device["numa_source"]), observed,
+                     "; ".join(device["disagreements"]) or "none"])
+    return ["kind", "PCI address", "NUMA node", "resolved from", "observations", "disagreements"], rows
+
+
+def _topology(record):
+    rows = [[_T(n["id"]), n["cpus"] or "none", str(len(n["cores"])), escape.size(n["memory_bytes"]),
+             ", ".join("%s: %s of %s free" % (k, _T(v.get("free")), _T(v.get("total"))) for k, v in sorted(n["hugepages"].items())) or "-"]
+            for n in record["topology"]["numa_nodes"]]
+    return ["NUMA node", "CPUs", "cores", "memory", "huge pages"], rows
+
+
+def _roles(record):
+    roles = record["cpu_roles"]
+    keys = ("online", "reserved", "exclusive", "shared", "canary_exclusive", "canary_shared", "isolated", "offline")
+    return ["role", "CPUs"], [[key, roles[key] or "none"] for key in keys] + [["reserved from", _T(roles["reserved_source"])]]
+
+
+def _reservation(record):
+    plan = record["reservation"]
+    if not plan:
+        return None
+    reserved = plan.get("reserved") or {}
+    rows = [["reserved CPUs", _T(reserved.get("cpus"))], ["reserved cores", _T(reserved.get("cores"))],
+            ["reserved CPUs by NUMA node", _T(reserved.get("by_numa"))], ["reserved memory by NUMA node (bytes)", _T(reserved.get("memory_bytes"))]]
+    rows += [["reason", reason] for reason in plan.get("reasons") or []]
+    rows += [["warning", warning] for warning in plan.get("warnings") or []]
+    return ["item", "value"], rows
+
+
+def _config_diff(record):
+    if record["config_diff"] is None:
+        return None
+    return ["key", "change", "baseline", "now"], [[d["key"], d["change"], _T(d["before"]), _T(d["after"])] for d in record["config_diff"]]
+
+
+def _canary(record):
+    canary = record["canary"]
+    if not canary:
+        return None
+    admission = canary.get("admission") or {}
+    rows = [["pod", _T(canary["pod"])], ["scope", _T(canary["scope"])], ["pod CPUs", _T(canary["cpus"])],
+            ["exclusive", "; ".join("%s: %s" % item for item in sorted(canary["exclusive"].items())) or "none"],
+            ["shared pool", _T(canary["shared_cpus"])], ["shared containers", ", ".join(canary["shared_containers"]) or "none"],
+            ["devices", ", ".join(canary["devices"]) or "none"], ["admitted", _T(admission.get("admitted"))]]
+    rows += [["admission failure", "%s layer, %s: %s" % (_T(f.get("layer")), _T(f.get("reason")), _T(f.get("message")))]
+             for f in admission.get("failures") or []]
+    return ["item", "value"], rows
+
+
+def _allocations(record):
+    allocations = record["allocations"]
+    if not allocations:
+        return None
+    rows = [[p["pod"], p["scope"], _T(p["pod_cpus"]), "; ".join("%s: %s" % item for item in sorted(p["exclusive"].items())) or "none",
+             _T(p["shared_cpus"]), _T(p["shared_pool"])] for p in allocations["pods"]]
+    node = allocations["node"]
+    rows.append(["(node)", allocations["scope"], node["exclusive_cpus"] or "none", "%d exclusive CPUs" % node["exclusive_count"],
+                 node["shared_pool"] or "none", "node"])
+    return ["pod", "scope", "pod CPUs", "exclusive containers", "shared CPUs", "shared pool"], rows
+
+
+def _findings(record):
+    placement = record["placement"]
+    if not placement:
+        return None
+    return ["pod", "container", "check", "result", "message"], [
+        [_T(f.get("pod")), _T(f.get("container")), f["check"], f["result"], f["message"]] for f in placement["findings"]]
+
+
+def _device_path(record):
+    """The device path (device_path_info): each plugin's version, then each finding."""
+    found = record.get("device_path")
+    if found is None:
+        return None
+    rows = [["read", "failed", _T(found.get("node")), found["error"]]] if found.get("error") else []
+    rows += [["version", "", key, _T(value)] for key, value in sorted((found.get("versions") or {}).items())]
+    rows += [[f["check"], f["result"], _T(f.get("subject")), f["message"]] for f in found["findings"]]
+    return ["check", "result", "subject", "detail"], rows
+
+
+def _metrics(record):
+    metrics = record["metrics"]
+    if metrics is None:
+        return None
+    entries = metrics.get("samples", []) if isinstance(metrics, dict) else metrics
+    return ["series", "labels", "type", "value", "increase", "rate per second"], [
+        [m.get("name"), _T(m.get("labels") or {}), _T(m.get("type")), _T(m.get("value", m.get("second"))), _T(m.get("increase")),
+         _T(m.get("rate_per_second"))] for m in entries]
+
+
+def _slack(record):
+    slack = record["slack"]
+    if not slack:
+        return None
+    return ["item", "value"], [[key, _T(value)] for key, value in sorted(slack.items())]
+
+
+def _rehearsed_transition(label, transition):
+    duration = transition.get("duration_s")
+    return "%s %s%s" % (label, transition.get("transition"), " (%g s)" % duration if isinstance(duration, (int, float)) else "")
+
+
+def _rollback_line(value):
+    """One line for the rollback rehearsal: its state, the transitions it names, what did not come back or went wrong."""
+    labels = (("enable", "enable"), ("rollback", "rollback"), ("re_enable", "re-enable"))
+    parts = [_rehearsed_transition(label, value[key]) for key, label in labels if isinstance(value.get(key), dict)]
+    if value.get("missing"):
+        parts.append("not back: " + ", ".join(str(name) for name in value["missing"]))
+    if value.get("error"):
+        parts.append("error: %s" % value["error"])
+    return "%s (observed)%s" % (value["state"], ": " + "; ".join(parts) if parts else "")
+
+
+def _attestation(key, value):
+    if key == "service_objectives" and isinstance(value, dict) and "state" in value:
+        return "%s (measured: see %s)" % (_T(value["state"]), service_table.SUMMARY_TITLE)
+    if key == "rollback" and isinstance(value, dict) and isinstance(value.get("state"), str):
+        return _rollback_line(value)
+    return _T(value)
+
+
+def _attestations(record):
+    return ["item", "value"], [[key, _attestation(key, value)] for key, value in sorted(record["attestations"].items())]
+
+
+def _warnings(record):
+    found = list(record["warnings"]) + list(record["locality"].get("warnings") or [])
+    return (["warning"], [[w] for w in found]) if found else None
+
+
+def _reasons(record):
+    return ["criterion", "effect", "reason"], [[r["criterion"], r["effect"], r["message"]] for r in record["verdict"]["reasons"]]
+
+
+def _source(name):
+    """A section for a source with no reader of its own: a mapping's items, a list's entries, or the value."""
+    def read(record):
+        found = record.get(name)
+        if found is None:
+            return None
+        if isinstance(found, dict):
+            return ["item", "value"], [[str(key), _T(value)] for key, value in sorted(found.items(), key=lambda item: str(item[0]))]
+        if isinstance(found, list):
+            return ["value"], [[_T(value)] for value in found]
+        return ["value"], [[_T(found)]]
+    return read
+
+
+_ORDER = (("Verdict reasons", _reasons), ("Versions", _versions), ("Device identities", _devices), ("NUMA nodes", _topology),
+          ("Locality oracle", _locality), ("CPU roles", _roles), ("Planned reservation", _reservation), ("Config diff from the baseline", _config_diff),
+          ("Canary", _canary), ("Reconciled allocations", _allocations), ("Placement evidence", _findings), ("Device path", _device_path),
+          ("Kubelet metrics", _metrics),
+          ("Reservation slack", _slack), ("Attestations", _attestations), ("Warnings", _warnings))
+
+
+_READERS_BY_SOURCE = {"allocations": _allocations, "metrics": _metrics, "device_path": _device_path}
+
+
+def _order():
+    others = tuple((source.title or source.name, _source(source.name)) for source in _sources.placements("key")
+                   if source.name not in _READERS_BY_SOURCE)
+    return _ORDER[:-2] + others + _ORDER[-2:]
+
+
+def sections(record):
+    """[(title, headers, rows)] in page order; a section without evidence is (title, None, None)."""
+    out = []
+    for title, reader in _order():
+        found = reader(record)
+        out.append((title, None, None) if found is None else (title, found[0], found[1]))
+        if reader is _metrics:
+            out += service_table.sections(record)
+    return out

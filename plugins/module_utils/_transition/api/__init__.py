@@ -1,0 +1,14 @@
+# Copyright: (c) 2026, GPU Smith
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The transition's API side (controller): cordon, drain, budgets, readiness and /configz.
+
+Import the submodules explicitly; this file holds only this map.
+
+- ``budgets``: Which PodDisruptionBudgets cover a pod, and how to name one in a message.
+- ``configz``: Compare what a kubelet's ``/configz`` shows with the settings it should run with, by value.
+- ``cordon``: Cordon and uncordon a node: ``spec.unschedulable``, patched only when it differs.
+- ``drain``: Drain a node as ``kubectl drain`` does, within a bound, saying what it waits for while it waits.
+- ``filters``: Which pods a drain evicts, skips or refuses: kubectl's pod filters.
+- ``node``: One node's wanted scheduling state: cordoned, drained or uncordoned (the kube_node action's logic).
+- ``ready``: Verify a node after a kubelet start: Ready and healthy without a break for a window, then /configz.
+"""
