@@ -143,7 +143,7 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import errors as _errors, fileio as _fileio
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts.runner import ModuleRunner
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import inventory, unit
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.baseline import store as baseline_store
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_files.baseline import store as baseline_store
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.journal import step as step_journal, transitions
 
 _DEFAULT_CONFIG = "/var/lib/kubelet/config.yaml"

@@ -7,6 +7,7 @@ Import the submodules explicitly; this file holds only this map.
 - ``artifacts``: Write a host's artifacts into one controller folder: every file in one call, atomically.
 - ``cpulist``: Linux cpulist and cpumask handling.
 - ``errors``: The collection's one exception family, and the one place a module turns it into a failure.
+- ``escape``: Every value that goes on a page goes through one of these (device names, messages, versions are data, never markup).
 - ``fileio``: Read node files without leaving the folder given, without blocking, within a size bound.
 - ``k8s_names``: Kubernetes object names, checked by the API server's own rules before one goes into a URL or a request.
 - ``pci``: PCI address normalisation: every address leaves as dddd:bb:dd.f, lower case.

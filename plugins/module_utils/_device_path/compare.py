@@ -24,7 +24,7 @@ host's facts do not list is ``unknown``; a plugin whose advertised NUMA nodes we
 
 from __future__ import annotations
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.reconcile import devices as _devices
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._device_path import devices as _devices
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._device_path.common import DevicePathError, finding
 
 # NVIDIA's plugin names: nvidia.com/gpu, nvidia.com/gpu.shared (time-slicing renameByDefault), nvidia.com/mig-<profile>

@@ -4,6 +4,7 @@
 
 Import the submodules explicitly; this file holds only this map.
 
+- ``baseline/``: The node's write-once baseline: its kubelet files as they were before the collection first changed them.
 - ``atomic``: Replace a node file atomically, never through a symlink.
 - ``backups``: Byte-for-byte backups of node files, private to the collection, and putting them back.
 - ``confine``: Where the collection's state lies on a node, and the one set of checks before it is read or written.

@@ -23,7 +23,7 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base.errors im
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import merge
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_files import atomic
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_files import backups
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.baseline import file as baseline
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_files.baseline import file as baseline
 
 DROPIN_HEADER = ("# Managed by the gpusmith.numa_gate collection (kubelet_config module).\n"
                  "# Changes here are overwritten; to roll back run kubelet_config with state: absent.\n")

@@ -1,11 +1,10 @@
 # Copyright: (c) 2026, GPU Smith
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The transition step: a node moved to a target configuration and back (decision, journal, API, node, baseline, restore).
+"""The transition step: a node moved to a target configuration and back (decision, journal, API, node, restore).
 
 Import the submodules explicitly; this file holds only this map.
 
 - ``api/``: The transition's API side (controller): cordon, drain, budgets, readiness and /configz.
-- ``baseline/``: The node's write-once baseline: its kubelet files as they were before the collection first changed them.
 - ``journal/``: The transition's journal on the node: which transition is open, its steps' events, fsynced.
 - ``node/``: The transition's node side: the kubelet's systemd service, checkpoint removal.
 - ``decision``: Whether a node is already at its transition's target, why not, and whether this run may go on: one function.

@@ -20,7 +20,7 @@ its shared pool left unknown rather than guessed.
 from __future__ import annotations
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import cpulist as _cpulist
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.reconcile import devices as _devices
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._device_path import devices as _devices
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import inputs
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import nodefs
 

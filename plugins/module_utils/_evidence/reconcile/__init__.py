@@ -4,6 +4,5 @@
 
 Import the submodules explicitly; this file holds only this map.
 
-- ``devices``: Device IDs from the kubelet mapped to the facts' GPUs and NICs (through the locality oracle).
 - ``findings``: Placement findings for one pod: what the kubelet said against what the kernel shows and the oracle expects (pure).
 """

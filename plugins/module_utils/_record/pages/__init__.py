@@ -4,7 +4,6 @@
 
 Import the submodules explicitly; this file holds only this map.
 
-- ``escape``: Every value that goes on a page goes through one of these (device names, messages, versions are data, never markup).
 - ``html``: acceptance.html (one node) and index.html (the fleet): one self-contained page each (pure).
 - ``markdown``: acceptance.md: the record as Markdown tables, every value escaped (`escape.md_text`) (pure).
 - ``sections``: The record's sections as plain rows, the one reading that the Markdown and the HTML page share (pure).

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from urllib.parse import quote
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.pages import escape
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import escape
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.pages import sections as _sections
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.pages import svg as service_svg
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import inputs as shapes

@@ -7,7 +7,7 @@ Public: `render`.
 
 from __future__ import annotations
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.pages import escape
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import escape
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.pages import sections as _sections
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import inputs as shapes
 

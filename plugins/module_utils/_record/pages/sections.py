@@ -16,7 +16,7 @@ value's items as rows. The sources with a reader are listed in `_READERS_BY_SOUR
 from __future__ import annotations
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import sources as _sources
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.pages import escape
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import escape
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.pages import table as service_table
 
 _T = escape.text

@@ -17,7 +17,7 @@ and no external reference.
 from __future__ import annotations
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import cpulist as _cpulist
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.pages import escape
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import escape
 
 ROLES = ("reserved", "canary-exclusive", "canary-shared", "exclusive", "shared", "isolated", "offline")
 _LEGEND = {"reserved": "reserved (system, kubelet)", "canary-exclusive": "canary exclusive", "exclusive": "exclusive (other pods)",

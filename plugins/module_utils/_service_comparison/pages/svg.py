@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.quantile import parse_le
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.pages import escape
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import escape
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.pages import table as service_table
 
 LOG_SPAN = 100.0

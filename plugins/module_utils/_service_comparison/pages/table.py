@@ -18,7 +18,7 @@ import math
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import shape_check as S
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.quantile import parse_le
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.pages import escape
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import escape
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.errors import RecordError
 
 SIDES = ("baseline", "canary")

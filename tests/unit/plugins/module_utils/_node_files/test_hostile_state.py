@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_files import atomic, backups
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.baseline import manifest as baseline_manifest
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_files.baseline import manifest as baseline_manifest
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.journal import journal, lines as journal_lines
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import record
 

@@ -3,7 +3,7 @@
 from html.parser import HTMLParser
 from xml.etree import ElementTree
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.pages import escape
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import escape
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.pages import html
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.pages import markdown
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import record

@@ -7,7 +7,7 @@ import os
 import pytest
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_files import atomic
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.baseline import store as baseline_store
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_files.baseline import store as baseline_store
 
 STORE = "/var/lib/numa-gate/baseline"
 FILES = [("/var/lib/kubelet/config.yaml", "main"), ("/etc/kubernetes/kubelet.conf.d/10-site.conf", "dropin"),

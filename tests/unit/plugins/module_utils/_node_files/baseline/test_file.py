@@ -7,7 +7,7 @@ import pytest
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_files import atomic
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_files import backups
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.baseline import file as af
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_files.baseline import file as af
 
 
 def mode_of(path):

@@ -28,7 +28,7 @@ import stat
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import fileio as _fileio
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_files import atomic, backups, confine
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.baseline import manifest as baseline_manifest
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_files.baseline import manifest as baseline_manifest
 
 MANIFEST = "manifest.json"
 SCHEMA_VERSION = 1
