@@ -21,7 +21,8 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts.gather i
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts.runner import RecordedRunner
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan import locality
 from ansible_collections.gpusmith.numa_gate.tests.unit import shared_paths
-from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._evidence.podresources.podresources_serving import CONTAINER_SCOPE, POD_SCOPE, Double
+from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._evidence.podresources.podresources_serving import (
+    CONTAINER_SCOPE, POD_SCOPE, Double)
 
 
 H200_UUID = "GPU-f2c38e61-1c95-2e97-c47e-1090719df202"
