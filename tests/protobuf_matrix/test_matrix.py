@@ -30,7 +30,7 @@ from targets import CHECKOUT, GRPCIO, PROTOBUF, ensure
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 COLLECTIONS_ROOT = os.path.join(CHECKOUT, ".build", "collections")
-DOUBLE = os.path.join(CHECKOUT, "tests", "unit", "plugins", "module_utils", "_evidence", "podresources_double.py")
+DOUBLE = os.path.join(CHECKOUT, "tests", "unit", "plugins", "module_utils", "_evidence", "podresources", "podresources_double.py")
 PROTO = os.path.join(CHECKOUT, "plugins", "module_utils", "_evidence", "podresources", "api.proto")
 ANSWERS = os.path.join(HERE, "answers.json")
 CLIENT_TIMEOUT = 60
