@@ -1,4 +1,5 @@
-# Two entry points: `make plan` and `make test`. Both set up .venv first.
+# Two entry points: `make plan` and `make test`. Both set up .venv first: `make plan` with what the
+# playbooks need (runtime), `make test` with the test toolchain on top (venv).
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
@@ -15,23 +16,41 @@ export NUMA_GATE_SHARED := $(SHARED)
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
-.PHONY: plan facts test unit doubles protobuf-matrix browser prometheus sanity lint integration molecule bench bench-fleet bench-transition clean venv
+.PHONY: plan facts runtime test unit doubles protobuf-matrix browser prometheus sanity lint integration molecule bench bench-fleet bench-transition clean venv
 
-venv: $(VENV)/.installed $(COLLECTION_LINK)
+KUBERNETES_CORE := $(BUILD)/collections/ansible_collections/kubernetes/core/.numa_gate_source
 
-$(VENV)/.installed: requirements.txt requirements-test.txt
+# What running the playbooks needs (`make plan`, `make facts`): requirements.txt, and kubernetes.core
+# taken from the `ansible` wheel pinned in requirements-test.txt (PyPI, not Galaxy) into
+# $(BUILD)/collections, which ansible.cfg's collections_path searches (about 200 MB in all).
+runtime: $(VENV)/.runtime $(COLLECTION_LINK) $(KUBERNETES_CORE)
+
+# The test toolchain (requirements-test.txt: ansible, molecule, ansible-lint, grpcio-tools, ...) on top,
+# in the same .venv; every test stage depends on it, so `make plan` then `make test` works.
+venv: runtime $(VENV)/.installed
+
+$(VENV)/.runtime: requirements.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements.txt
+	touch $@
+
+$(VENV)/.installed: requirements.txt requirements-test.txt | $(VENV)/.runtime
 	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements-test.txt
+	touch $@
+
+$(KUBERNETES_CORE): requirements-test.txt scripts/kubernetes_core.py | $(VENV)/.runtime
+	$(BIN)/python scripts/kubernetes_core.py --requirements requirements-test.txt --pip $(BIN)/pip \
+	  --cache $(BUILD)/wheels --dest $(BUILD)/collections
 	touch $@
 
 $(COLLECTION_LINK):
 	mkdir -p $(dir $@)
 	ln -sfn ../../../.. $@
 
-plan: venv
+plan: runtime
 	$(BIN)/ansible-playbook -i inventories/demo playbooks/plan.yml -e numa_gate_acceptance_record=true
 
-facts: venv
+facts: runtime
 	$(BIN)/ansible-playbook -i inventories/demo playbooks/facts.yml
 
 # Every test runs once, in the runner that suits it; the time of each stage is printed at the end.
