@@ -8,7 +8,7 @@ import time
 
 from ansible.plugins.action import ActionBase
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import nodefs
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.errors import ServiceComparisonError
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison import query as service_query
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison import window as service_window
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import urls
@@ -35,10 +35,10 @@ def read_window(args, clock=time.time):
     """
     request = {"timeout": args["timeout"], "max_bytes": args["max_bytes"], "headers": args["headers"]}
     if bool(args["metrics_url"]) == bool(args["prometheus_url"]):
-        raise nodefs.EvidenceError("service_window needs exactly one of metrics_url (a scrape of the service) and prometheus_url (a query)")
+        raise ServiceComparisonError("service_window needs exactly one of metrics_url (a scrape of the service) and prometheus_url (a query)")
     if args["prometheus_url"]:
         if args["start"] is None or args["end"] is None:
-            raise nodefs.EvidenceError("service_window with prometheus_url needs start and end (seconds since the epoch)")
+            raise ServiceComparisonError("service_window with prometheus_url needs start and end (seconds since the epoch)")
         return {"changed": False, "window": service_query.query_window(args["prometheus_url"], args["start"], args["end"],
                                                                        args["mapping"], args["match"], **request)}
     text = service_query.fetch_metrics_text(args["metrics_url"], **request)

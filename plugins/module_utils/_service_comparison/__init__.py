@@ -7,6 +7,7 @@ Import the submodules explicitly; this file holds only this map.
 - ``pages/``: The service comparison's part of the pages: its table rows and drawings (pure).
 - ``checks``: Whether baseline and canary runs measured the same work, before any quantile is compared (pure).
 - ``compare``: Baseline against canary under the same load: comparability first, then the table and the objectives (pure).
+- ``errors``: The service comparison's one error.
 - ``inputs``: The shapes of what the service comparison is given, checked before anything is read from them.
 - ``load``: One run of the operator's load generator: a process group on the controller, or a Job through the API; nothing left running.
 - ``objectives``: The operator's service objectives, checked against the comparison's table (pure).

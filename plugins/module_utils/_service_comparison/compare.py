@@ -22,7 +22,7 @@ measurable difference or "no objective" (a difference beyond the spread that no 
 
 from __future__ import annotations
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import nodefs
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.errors import ServiceComparisonError
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison import checks
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison import inputs as service_inputs
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison import objectives as objectives_
@@ -41,7 +41,7 @@ def client_summary(result):
     if not result:
         return None
     if not isinstance(result, dict):
-        raise nodefs.EvidenceError("the load generator's result must be a mapping (vllm bench serve --save-result JSON), got %s" % type(result).__name__)
+        raise ServiceComparisonError("the load generator's result must be a mapping (vllm bench serve --save-result JSON), got %s" % type(result).__name__)
     kept = {key: result[key] for key in _CLIENT_KEYS if key in result}
     kept.update({key: value for key, value in result.items()
                  if key.endswith("_ms") and key.startswith(_CLIENT_PREFIXES) and isinstance(value, (int, float))})
@@ -53,7 +53,7 @@ def _settings(settings):
     merged = dict(checks.DEFAULT_SETTINGS)
     unknown = sorted(set(settings or {}) - set(merged))
     if unknown:
-        raise nodefs.EvidenceError("comparison settings have unknown keys %s (known: %s)" % (", ".join(unknown), ", ".join(sorted(merged))))
+        raise ServiceComparisonError("comparison settings have unknown keys %s (known: %s)" % (", ".join(unknown), ", ".join(sorted(merged))))
     merged.update(settings or {})
     return merged
 

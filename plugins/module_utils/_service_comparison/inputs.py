@@ -18,11 +18,11 @@ from __future__ import annotations
 import math
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import shape_check as S
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import nodefs
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.errors import ServiceComparisonError
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.quantile import parse_le
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.checks import LATENCY_KEYS
 
-_E = nodefs.EvidenceError
+_E = ServiceComparisonError
 
 
 def _finite(value):
@@ -148,7 +148,7 @@ class _Runs(object):
 
 
 def check_runs(runs):
-    """``runs`` (null: none) if every run has its shape; EvidenceError naming the first part that does not."""
+    """``runs`` (null: none) if every run has its shape; ServiceComparisonError naming the first part that does not."""
     return S.check(runs, S.Nullable(_Runs()), "runs", _E) or []
 
 

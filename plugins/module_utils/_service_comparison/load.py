@@ -24,7 +24,7 @@ import time
 import urllib.parse
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import k8s_names as _k8s_names
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import nodefs
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.errors import ServiceComparisonError
 
 TAIL_BYTES = 2000
 GRACE = 5.0
@@ -32,7 +32,7 @@ LOG_LINES = 20
 MAX_LOG_BYTES = 64 * 1024
 
 
-class LoadError(nodefs.EvidenceError):
+class LoadError(ServiceComparisonError):
     """A load run that failed, or could not be run: the message names the run, what ran and how it ended."""
 
 
@@ -114,7 +114,7 @@ def _log_tail(api, namespace, name):
         text = api.request("GET", "/api/v1/namespaces/%s/pods/%s/log" % (namespace, pod), query={"tailLines": str(LOG_LINES)}, raw=True,
                            max_bytes=MAX_LOG_BYTES)
         return text.strip()[-TAIL_BYTES:]
-    except nodefs.EvidenceError:
+    except ServiceComparisonError:
         raise
     except Exception as exc:  # pylint: disable=broad-exception-caught
         return "(no log: %s)" % exc
@@ -160,7 +160,7 @@ def run_job(api, manifest, timeout, stop_after=None, poll=2.0, clock=time.time, 
         try:
             if ours:
                 api.request("DELETE", "%s/%s" % (jobs, name), body={"apiVersion": "v1", "kind": "DeleteOptions", "propagationPolicy": "Background"})
-        except nodefs.EvidenceError:
+        except ServiceComparisonError:
             raise
         except Exception as exc:  # pylint: disable=broad-exception-caught
             if getattr(exc, "code", None) != 404:

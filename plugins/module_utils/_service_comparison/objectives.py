@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import nodefs
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.errors import ServiceComparisonError
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.checks import LATENCY_KEYS
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.stats import quantile_label
 
@@ -31,33 +31,33 @@ _BOUNDS = ("at_most", "at_least", "relative")
 
 
 def validate(objective, index):
-    """The objective, or an EvidenceError naming ``objectives[index]`` and the rule it breaks."""
+    """The objective, or a ServiceComparisonError naming ``objectives[index]`` and the rule it breaks."""
     where = "objectives[%d]" % index
     if not isinstance(objective, dict):
-        raise nodefs.EvidenceError("%s must be a mapping such as {metric: ttft, quantile: 0.95, at_most: 0.5}, got %r" % (where, objective))
+        raise ServiceComparisonError("%s must be a mapping such as {metric: ttft, quantile: 0.95, at_most: 0.5}, got %r" % (where, objective))
     unknown = sorted(set(objective) - set(("metric", "quantile", "name") + _BOUNDS))
     if unknown:
-        raise nodefs.EvidenceError("%s has unknown keys %s (known: metric, quantile, at_most, at_least, relative, name)" % (where, ", ".join(unknown)))
+        raise ServiceComparisonError("%s has unknown keys %s (known: metric, quantile, at_most, at_least, relative, name)" % (where, ", ".join(unknown)))
     metric = objective.get("metric")
     if metric not in METRICS:
-        raise nodefs.EvidenceError("%s metric must be one of %s, got %r" % (where, ", ".join(METRICS), metric))
+        raise ServiceComparisonError("%s metric must be one of %s, got %r" % (where, ", ".join(METRICS), metric))
     bounds = [key for key in _BOUNDS if key in objective]
     if len(bounds) != 1:
-        raise nodefs.EvidenceError("%s needs exactly one of at_most, at_least, relative, got %s" % (where, ", ".join(bounds) or "none"))
+        raise ServiceComparisonError("%s needs exactly one of at_most, at_least, relative, got %s" % (where, ", ".join(bounds) or "none"))
     for key in bounds:
         value = objective[key]
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
-            raise nodefs.EvidenceError("%s %s must be a number >= 0, got %r" % (where, key, value))
+            raise ServiceComparisonError("%s %s must be a number >= 0, got %r" % (where, key, value))
     if metric in LATENCY_KEYS:
         q = objective.get("quantile")
         if isinstance(q, bool) or not isinstance(q, (int, float)) or not 0 < q < 1:
-            raise nodefs.EvidenceError("%s quantile must be a number between 0 and 1 (0.95 for p95), got %r" % (where, q))
+            raise ServiceComparisonError("%s quantile must be a number between 0 and 1 (0.95 for p95), got %r" % (where, q))
         if "at_least" in objective:
-            raise nodefs.EvidenceError("%s: a latency objective is at_most or relative, not at_least" % where)
+            raise ServiceComparisonError("%s: a latency objective is at_most or relative, not at_least" % where)
     elif "quantile" in objective:
-        raise nodefs.EvidenceError("%s: %s has no quantile" % (where, metric))
+        raise ServiceComparisonError("%s: %s has no quantile" % (where, metric))
     if metric == "error_ratio" and "at_most" not in objective:
-        raise nodefs.EvidenceError("%s: error_ratio takes at_most" % where)
+        raise ServiceComparisonError("%s: error_ratio takes at_most" % where)
     return objective
 
 

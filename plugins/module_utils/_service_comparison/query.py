@@ -34,7 +34,7 @@ try:
 except ImportError:  # pragma: no cover - the kubernetes client requires urllib3
     HAS_URLLIB3 = False
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import nodefs
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.errors import ServiceComparisonError
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.quantile import parse_le
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.window import aggregate, le_text, metric_names
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import transport, urls
@@ -59,7 +59,7 @@ def _seconds(value):
 def new_pool(url):
     """A urllib3 PoolManager (a ProxyManager where the environment names a proxy for ``url``), bound by `transport.bound`."""
     if not HAS_URLLIB3:
-        raise nodefs.EvidenceError("reading %s needs the Python library urllib3" % urls.mask_url(url))
+        raise ServiceComparisonError("reading %s needs the Python library urllib3" % urls.mask_url(url))
     parsed = urllib.parse.urlsplit(url)
     proxy = urllib.request.getproxies().get(parsed.scheme)
     if proxy and not urllib.request.proxy_bypass(parsed.hostname or ""):
@@ -89,13 +89,13 @@ def _get(url, headers, timeout, max_bytes, pool, what):
     try:
         return transport.exchange(pool, "GET", target, headers, None, time.monotonic() + float(timeout), max_bytes)
     except transport.TooLarge as exc:
-        raise nodefs.EvidenceError(what["large"]) from exc
+        raise ServiceComparisonError(what["large"]) from exc
     except transport.Expired as exc:
-        raise nodefs.EvidenceError("%s within the %ss deadline (%s)" % (what["late"], _seconds(timeout), exc.stage)) from exc
+        raise ServiceComparisonError("%s within the %ss deadline (%s)" % (what["late"], _seconds(timeout), exc.stage)) from exc
     except transport.Refused as exc:
-        raise nodefs.EvidenceError("%s: %s (%s)" % (what["encoded"], exc, exc.stage)) from exc
+        raise ServiceComparisonError("%s: %s (%s)" % (what["encoded"], exc, exc.stage)) from exc
     except transport.TransportError as exc:
-        raise nodefs.EvidenceError("%s: %s" % (what["down"], urls.mask_text(str(exc), secrets))) from exc
+        raise ServiceComparisonError("%s: %s" % (what["down"], urls.mask_text(str(exc), secrets))) from exc
 
 
 def _quote(body):
@@ -114,7 +114,7 @@ def fetch_metrics_text(url, timeout=DEFAULT_TIMEOUT, max_bytes=DEFAULT_MAX_BYTES
             "large": "the service's metrics at %s is larger than %d bytes" % (masked, max_bytes)}
     status, body = _get(url, dict(headers or {}, Accept="text/plain; version=0.0.4"), timeout, max_bytes, pool, what)
     if not 200 <= status <= 299:
-        raise nodefs.EvidenceError("the service's metrics at %s answered HTTP %d: %s" % (masked, status, _quote(body)))
+        raise ServiceComparisonError("the service's metrics at %s answered HTTP %d: %s" % (masked, status, _quote(body)))
     return body.decode("utf-8", "replace")
 
 
@@ -133,15 +133,15 @@ def instant_query(url, query, at, timeout=DEFAULT_TIMEOUT, max_bytes=DEFAULT_MAX
         answer = json.loads(body.decode("utf-8"))
     except ValueError as exc:
         if not 200 <= status <= 299:
-            raise nodefs.EvidenceError("Prometheus at %s answered the query %s with HTTP %d: %s" % (masked, query, status, _quote(body))) from exc
-        raise nodefs.EvidenceError("Prometheus at %s answered %s with something that is not JSON: %s" % (masked, query, exc)) from exc
+            raise ServiceComparisonError("Prometheus at %s answered the query %s with HTTP %d: %s" % (masked, query, status, _quote(body))) from exc
+        raise ServiceComparisonError("Prometheus at %s answered %s with something that is not JSON: %s" % (masked, query, exc)) from exc
     if not isinstance(answer, dict):
-        raise nodefs.EvidenceError("Prometheus at %s answered %s with a JSON %s, not an object" % (masked, query, type(answer).__name__))
+        raise ServiceComparisonError("Prometheus at %s answered %s with a JSON %s, not an object" % (masked, query, type(answer).__name__))
     if answer.get("status") != "success":
-        raise nodefs.EvidenceError("Prometheus refused the query %s: %s: %s" % (query, answer.get("errorType"), answer.get("error")))
+        raise ServiceComparisonError("Prometheus refused the query %s: %s: %s" % (query, answer.get("errorType"), answer.get("error")))
     data = answer.get("data") or {}
     if not isinstance(data, dict) or data.get("resultType") != "vector":
-        raise nodefs.EvidenceError("Prometheus answered %s with a %s, not a vector"
+        raise ServiceComparisonError("Prometheus answered %s with a %s, not a vector"
                                    % (query, data.get("resultType") if isinstance(data, dict) else type(data).__name__))
     return data.get("result") or []
 
@@ -159,7 +159,7 @@ def query_window(url, start, end, mapping=None, match=None, **request):
     start, end = float(start), float(end)
     window_ms = int(round((end - start) * 1000))
     if window_ms <= 0:
-        raise nodefs.EvidenceError("the window's end (%s) is not later than its start (%s)" % (end, start))
+        raise ServiceComparisonError("the window's end (%s) is not later than its start (%s)" % (end, start))
     span = "[%dms]" % window_ms
     if request.get("pool") is None:
         request["pool"] = new_pool(url)

@@ -25,7 +25,7 @@ import math
 import numbers
 import re
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import nodefs
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.errors import ServiceComparisonError
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison import compare as service_compare
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import urls
 
@@ -37,7 +37,7 @@ JOB_LABEL = "numa-gate/"
 _TOKEN = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 _LOAD_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-_E = nodefs.EvidenceError
+_E = ServiceComparisonError
 
 
 def _number(value):

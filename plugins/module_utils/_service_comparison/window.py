@@ -22,7 +22,7 @@ mapping (key to name) lets another server's names be used. The query path
 
 from __future__ import annotations
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import nodefs
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.errors import ServiceComparisonError
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison import inputs as service_inputs
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.quantile import parse_le
 
@@ -51,7 +51,7 @@ def metric_names(mapping=None):
     names = dict(DEFAULT_METRICS)
     for key, name in (service_inputs.check_mapping(mapping) or {}).items():
         if not isinstance(name, str) or not name:
-            raise nodefs.EvidenceError("metric mapping %s must name a metric, got %r" % (key, name))
+            raise ServiceComparisonError("metric mapping %s must name a metric, got %r" % (key, name))
         names[key] = name
     return names
 
@@ -68,7 +68,7 @@ def _series_key(labels, drop=("le", "quantile")):
 def parse_scrape(text):
     """{"types": {family: type}, "samples": {sample name: [(labels, value)]}} of one scrape's text."""
     if not HAS_PROMETHEUS:
-        raise nodefs.EvidenceError("parsing a service's metrics needs the Python library prometheus-client: %s" % PROMETHEUS_IMPORT_ERROR)
+        raise ServiceComparisonError("parsing a service's metrics needs the Python library prometheus-client: %s" % PROMETHEUS_IMPORT_ERROR)
     types, samples = {}, {}
     try:
         for family in text_string_to_metric_families(text):
@@ -76,7 +76,7 @@ def parse_scrape(text):
             for sample in family.samples:
                 samples.setdefault(sample.name, []).append((dict(sample.labels), float(sample.value)))
     except ValueError as exc:
-        raise nodefs.EvidenceError("the service's metrics are not in the Prometheus text format: %s" % exc) from exc
+        raise ServiceComparisonError("the service's metrics are not in the Prometheus text format: %s" % exc) from exc
     return {"types": types, "samples": samples}
 
 
@@ -169,7 +169,7 @@ def aggregate(name, kind, series):
         if bounds is None:
             bounds, first_key = these, key
         elif these != bounds:
-            raise nodefs.EvidenceError("%s: series %s and %s have different bucket boundaries (%s; %s): they cannot be summed" % (
+            raise ServiceComparisonError("%s: series %s and %s have different bucket boundaries (%s; %s): they cannot be summed" % (
                 name, _labels_text(first_key), _labels_text(key), ", ".join(bounds), ", ".join(these)))
         for le, value in entry["buckets"].items():
             totals[le] = totals.get(le, 0.0) + value
@@ -194,7 +194,7 @@ def scrape_window(first, second, mapping=None, match=None):
     service_inputs.check_match(match)
     start, end = float(first["timestamp"]), float(second["timestamp"])
     if end <= start:
-        raise nodefs.EvidenceError("the end scrape (%s) is not later than the start scrape (%s)" % (end, start))
+        raise ServiceComparisonError("the end scrape (%s) is not later than the start scrape (%s)" % (end, start))
     before, after = parse_scrape(first["text"]), parse_scrape(second["text"])
     metrics = {}
     for key, name in sorted(metric_names(mapping).items()):

@@ -21,6 +21,7 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_compar
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import inputs as shapes
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.pages import svg
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import verdict as _verdict
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.errors import RecordError
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
 _STYLE = ("body{font-family:sans-serif;margin:1.5em;color:#222}table{border-collapse:collapse;margin:.5em 0 1.5em}"
@@ -71,7 +72,7 @@ def page(record):
     title, headers, rows = parts[0]
     out.append(_table(title, headers, rows, "verdict-reasons"))
     out.append('<section data-section="drawing"><h2>The node</h2><div class="drawing">%s</div></section>' % svg.drawing(record))
-    drawings = dict(service_svg.drawings(record))
+    drawings = dict(service_svg.drawings(record, RecordError))
     for title, headers, rows in parts[1:]:
         out.append(_table(title, headers, rows, _slug(title)))
         if title in drawings:

@@ -18,6 +18,7 @@ from __future__ import annotations
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import sources as _sources
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import escape
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.pages import table as service_table
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.errors import RecordError
 
 _T = escape.text
 
@@ -210,5 +211,5 @@ def sections(record):
         found = reader(record)
         out.append((title, None, None) if found is None else (title, found[0], found[1]))
         if reader is _metrics:
-            out += service_table.sections(record)
+            out += service_table.sections(record, RecordError)
     return out

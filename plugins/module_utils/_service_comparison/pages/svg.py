@@ -27,6 +27,7 @@ import math
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.quantile import parse_le
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import escape
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.errors import ServiceComparisonError
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.pages import table as service_table
 
 LOG_SPAN = 100.0
@@ -174,9 +175,9 @@ def drawing(key, entry, ident):
     return "".join(out)
 
 
-def drawings(record):
+def drawings(record, error=ServiceComparisonError):
     """[(section title, svg)] of the record's service comparison, one per latency metric of its table (none without a table)."""
-    found = service_table.service(record)
+    found = service_table.service(record, error)
     table = (found or {}).get("table") or {}
     return [(service_table.metric_title(key, entry), drawing(key, entry, "service-drawing-%d" % index))
             for index, (key, entry) in enumerate(table.get("latency", {}).items())]

@@ -9,7 +9,8 @@ Everything shown is read from the ``service_comparison`` filter's result as the 
 comparison. Numbers are printed with ``%.6g``, the format of the comparison's own findings, so a
 range in a finding ("the ranges 0.75-0.85 ...") is the min and max shown beside it. A result the
 verdict accepted but that lacks the table (trimmed to state, reasons and repetitions) shows its
-summary only; a table of the wrong shape is a `RecordError` naming the path.
+summary only; a table of the wrong shape is an ``error`` naming the path (`ServiceComparisonError`
+unless the caller names its own: the record's pages pass their `RecordError`).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import math
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import shape_check as S
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.quantile import parse_le
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import escape
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.errors import RecordError
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.errors import ServiceComparisonError
 
 SIDES = ("baseline", "canary")
 SUMMARY_TITLE = "Service comparison"
@@ -65,12 +66,12 @@ SERVICE = S.Fields("the service_comparison filter's result", {"state": S.STR}, {
     "objectives": S.Nullable(S.ListOf(_OBJECTIVE)), "runs": S.Nullable(S.ListOf(_RUN))})
 
 
-def service(record):
-    """The record's service comparison, its shape checked (None when the service was not measured)."""
+def service(record, error=ServiceComparisonError):
+    """The record's service comparison, its shape checked (None when the service was not measured); ``error`` when it is wrong."""
     found = (record.get("attestations") or {}).get("service_objectives")
     if found is None:
         return None
-    return S.check(found, SERVICE, "record.attestations.service_objectives", RecordError)
+    return S.check(found, SERVICE, "record.attestations.service_objectives", error)
 
 
 def number(value):
@@ -144,9 +145,9 @@ def _runs(found):
          escape.text(run.get("load")), escape.text(run.get("identity")), escape.text(run.get("command"))] for run in found["runs"]]
 
 
-def sections(record):
+def sections(record, error=ServiceComparisonError):
     """[(title, headers, rows)]: the summary (headers None when not measured), a section per latency metric, the runs."""
-    found = service(record)
+    found = service(record, error)
     if found is None:
         return [(SUMMARY_TITLE, None, None)]
     headers, rows = _summary(found)

@@ -5,7 +5,7 @@ import time
 import pytest
 
 from ansible_collections.gpusmith.numa_gate.plugins.action import service_window as action
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import nodefs
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.errors import ServiceComparisonError
 from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._service_comparison import http_servers
 
 TEXT = ('# HELP vllm:request_success_total done\n# TYPE vllm:request_success_total counter\n'
@@ -71,14 +71,14 @@ def test_a_window_from_prometheus(serve):
     ({"prometheus_url": "http://b", "start": 1.0}, "service_window with prometheus_url needs start and end (seconds since the epoch)"),
 ])
 def test_refusals(given, message):
-    with pytest.raises(nodefs.EvidenceError) as caught:
+    with pytest.raises(ServiceComparisonError) as caught:
         action.read_window(args(**given))
     assert str(caught.value) == message
 
 
 def test_a_too_large_scrape_is_refused(serve):
     server = serve(http_servers.body(b"x" * 11))
-    with pytest.raises(nodefs.EvidenceError) as caught:
+    with pytest.raises(ServiceComparisonError) as caught:
         action.read_window(args(metrics_url=server.url + "/metrics", max_bytes=10))
     assert str(caught.value) == "the service's metrics at %s/metrics is larger than 10 bytes" % server.url
 
@@ -86,7 +86,7 @@ def test_a_too_large_scrape_is_refused(serve):
 def test_the_timeout_is_one_deadline_for_the_whole_read(serve):
     server = serve(http_servers.trickle, interval=0.6)
     started = time.monotonic()
-    with pytest.raises(nodefs.EvidenceError) as caught:
+    with pytest.raises(ServiceComparisonError) as caught:
         action.read_window(args(metrics_url=server.url + "/metrics", timeout=2.0))
     took = time.monotonic() - started
     assert str(caught.value) == ("the service's metrics at %s/metrics: no whole answer within the 2s deadline (HTTP 200, 3 bytes of the body received)"

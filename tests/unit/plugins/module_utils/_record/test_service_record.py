@@ -16,6 +16,7 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.pages import svg as service_svg
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.pages import table as service_table
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.errors import RecordError
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.errors import ServiceComparisonError
 from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._service_comparison import runs_cases as service_runs
 from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._service_comparison import test_worked_example as worked
 from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._record import record_inputs as ri
@@ -154,11 +155,14 @@ def test_a_result_without_table_and_no_result_at_all():
 def test_a_table_of_the_wrong_shape_is_named_by_its_path(example):
     broken = dict(example, table=dict(example["table"], latency={"ttft": dict(example["table"]["latency"]["ttft"], cumulative={
         "baseline": [[["0.1", 1.0], ["nan", 2.0]]], "canary": []})}))
-    with pytest.raises(RecordError) as caught:
+    with pytest.raises(ServiceComparisonError) as caught:
         service_table.sections(held(broken))
     assert str(caught.value) == ("record.attestations.service_objectives.table.latency.ttft.cumulative.baseline[0][1] must be a bucket "
                                  "[le (a string such as \"0.5\" or \"+Inf\"), count (a number)], got ['nan', 2.0]")
-    with pytest.raises(RecordError) as caught:
+    with pytest.raises(RecordError) as in_the_record:  # the record's pages name their own error
+        service_table.sections(held(broken), RecordError)
+    assert str(in_the_record.value) == str(caught.value)
+    with pytest.raises(ServiceComparisonError) as caught:
         service_svg.drawings(held(dict(example, table={"latency": {"ttft": {"buckets": []}}})))
     assert str(caught.value) == ("record.attestations.service_objectives.table.latency.ttft has no quantiles: a latency metric of the "
                                  "comparison's table has buckets, cumulative, observations, quantiles")

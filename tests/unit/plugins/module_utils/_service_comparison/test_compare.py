@@ -2,7 +2,7 @@
 
 import pytest
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import nodefs
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.errors import ServiceComparisonError
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison import compare as sc, stats
 from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._service_comparison import runs_cases as sr
 
@@ -178,14 +178,14 @@ def test_no_objectives_and_unmeasured_objectives_are_incomparable():
     ("p95 < 1", r"^objectives\[0\] must be a mapping such as "),
 ])
 def test_bad_objectives(objective, message):
-    with pytest.raises(nodefs.EvidenceError, match=message):
+    with pytest.raises(ServiceComparisonError, match=message):
         sc.compare(sr.interleaved(), [objective])
 
 
 def test_bad_runs_and_settings():
-    with pytest.raises(nodefs.EvidenceError, match=r"^runs\[0\] must be a mapping with side \(baseline or canary\) and window, got \{'side': 'b'\}$"):
+    with pytest.raises(ServiceComparisonError, match=r"^runs\[0\] must be a mapping with side \(baseline or canary\) and window, got \{'side': 'b'\}$"):
         sc.compare([{"side": "b"}], OBJECTIVES)
-    with pytest.raises(nodefs.EvidenceError, match=r"^comparison settings have unknown keys min_reps \(known: "):
+    with pytest.raises(ServiceComparisonError, match=r"^comparison settings have unknown keys min_reps \(known: "):
         sc.compare(sr.interleaved(), OBJECTIVES, {"min_reps": 2})
 
 

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base.errors import NumaGateError
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import nodefs
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.errors import ServiceComparisonError
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison import compare as service_compare, window as service_window
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import verdict
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.errors import RecordError
@@ -80,7 +80,7 @@ def returns_or_refuses(call, *errors):
 @given(changes_of(COMPARE_ARGS))
 def test_any_swapped_part_of_a_comparison_is_a_result_or_a_refusal(changes):
     args = mutated(COMPARE_ARGS, changes)
-    returns_or_refuses(lambda: service_compare.compare(args.get("runs"), args.get("objectives"), args.get("settings")), nodefs.EvidenceError)
+    returns_or_refuses(lambda: service_compare.compare(args.get("runs"), args.get("objectives"), args.get("settings")), ServiceComparisonError)
 
 
 @settings(max_examples=200, deadline=None)
@@ -91,7 +91,7 @@ def test_any_swapped_part_of_two_scrapes_is_a_window_or_a_refusal(changes, text)
     if text is not None and isinstance(args.get("second"), dict):
         args["second"]["text"] = text
     returns_or_refuses(lambda: service_window.scrape_window(args.get("first"), args.get("second"), args.get("mapping"), args.get("match")),
-                       nodefs.EvidenceError)
+                       ServiceComparisonError)
 
 
 @settings(max_examples=200, deadline=None)
@@ -137,7 +137,7 @@ def _run(index, *path_and_value):
      "match.model must be a string, number, boolean or null, got a list"),
 ])
 def test_wrong_shapes_are_named_by_their_path(call, message):
-    with pytest.raises(nodefs.EvidenceError) as caught:
+    with pytest.raises(ServiceComparisonError) as caught:
         call()
     assert str(caught.value) == message
 

@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import nodefs
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.errors import ServiceComparisonError
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison import runs as service_runs
 from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._service_comparison import runs_cases as sr
 
@@ -92,7 +92,7 @@ def test_a_job_per_run_named_and_labelled_after_it():
     ({"result_dir": ""}, "the result folder must be a path, got ''"),
 ])
 def test_refusals_name_the_value_and_the_rule(changes, message):
-    with pytest.raises(nodefs.EvidenceError, match="^%s$" % re.escape(message)):
+    with pytest.raises(ServiceComparisonError, match="^%s$" % re.escape(message)):
         service_runs.plan(settings(**changes))
 
 
@@ -144,8 +144,8 @@ def test_the_record_joins_what_ran_with_the_comparison():
 
 def test_a_window_without_its_parts_is_refused():
     windows = service_runs.plan(settings(warmup_seconds=30))
-    with pytest.raises(nodefs.EvidenceError, match=r"^windows\[0\] planned a warmup but has no warmup_window \(service_window's window of the warmup\)$"):
+    with pytest.raises(ServiceComparisonError, match=r"^windows\[0\] planned a warmup but has no warmup_window \(service_window's window of the warmup\)$"):
         service_runs.compare(_done(windows, warmup=False), [])
-    with pytest.raises(nodefs.EvidenceError, match=r"^windows\[1\] must be a mapping with plan, load \(service_load's result\) and window "
+    with pytest.raises(ServiceComparisonError, match=r"^windows\[1\] must be a mapping with plan, load \(service_load's result\) and window "
                                                    r"\(service_window's\), got \['plan'\]$"):
         service_runs.compare([_done(windows)[0], {"plan": {}}], [])

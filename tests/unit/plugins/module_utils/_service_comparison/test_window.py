@@ -13,7 +13,7 @@ import urllib.parse
 
 import pytest
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import nodefs
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.errors import ServiceComparisonError
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison import query as service_query, window as service_window
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import transport
 from ansible_collections.gpusmith.numa_gate.tests.unit import tree_state
@@ -84,7 +84,7 @@ def test_bounds_are_spelled_one_way():
 def test_series_with_different_buckets_are_not_summed():
     text = histogram({"a": (1, 1, 1, 0.1)}) + 'vllm:time_to_first_token_seconds_bucket{le="0.2",pod="b"} 1\n' \
         'vllm:time_to_first_token_seconds_bucket{le="+Inf",pod="b"} 1\n'
-    with pytest.raises(nodefs.EvidenceError) as caught:
+    with pytest.raises(ServiceComparisonError) as caught:
         window(text, text)
     assert str(caught.value) == ('vllm:time_to_first_token_seconds: series {pod="a"} and {pod="b"} have different bucket boundaries '
                                  '(0.1, 0.5, +Inf; 0.2, +Inf): they cannot be summed')
@@ -102,14 +102,14 @@ def test_a_mapping_names_another_servers_metrics():
                     mapping={"ttft": "sglang:time_to_first_token_seconds"})
     assert result["metrics"]["ttft"]["name"] == "sglang:time_to_first_token_seconds"
     assert result["metrics"]["ttft"]["count"] == 2.0
-    with pytest.raises(nodefs.EvidenceError, match="^metric mapping ttft must name a metric, got ''$"):
+    with pytest.raises(ServiceComparisonError, match="^metric mapping ttft must name a metric, got ''$"):
         service_window.metric_names({"ttft": ""})
 
 
 def test_bad_scrapes():
-    with pytest.raises(nodefs.EvidenceError, match=r"^the end scrape \(100.0\) is not later than the start scrape \(100.0\)$"):
+    with pytest.raises(ServiceComparisonError, match=r"^the end scrape \(100.0\) is not later than the start scrape \(100.0\)$"):
         service_window.scrape_window({"text": "", "timestamp": 100}, {"text": "", "timestamp": 100})
-    with pytest.raises(nodefs.EvidenceError, match="^the service's metrics are not in the Prometheus text format: "):
+    with pytest.raises(ServiceComparisonError, match="^the service's metrics are not in the Prometheus text format: "):
         window("a b c d e\n", "")
 
 
@@ -131,9 +131,9 @@ def fixture_serve(monkeypatch):
 
 
 def timed_refusal(call, deadline=DEADLINE):
-    """(message, seconds) of ``call()``, which must raise an EvidenceError (and return well before deadline + 10 s)."""
+    """(message, seconds) of ``call()``, which must raise a ServiceComparisonError (and return well before deadline + 10 s)."""
     started = time.monotonic()
-    with pytest.raises(nodefs.EvidenceError) as caught:
+    with pytest.raises(ServiceComparisonError) as caught:
         tree_state.bounded(call, deadline + 10)
     return str(caught.value), time.monotonic() - started
 
@@ -255,11 +255,11 @@ def test_a_body_over_the_bound_is_refused(serve, length):
 
 def test_query_errors_name_the_query(serve):
     server = serve(http_servers.prometheus({"up[": 400}))
-    with pytest.raises(nodefs.EvidenceError) as caught:
+    with pytest.raises(ServiceComparisonError) as caught:
         service_query.instant_query(server.url, "up[", 1.0)
     assert str(caught.value) == "Prometheus refused the query up[: bad_data: 1:1: parse error: unexpected character"
     text = serve(http_servers.body(b"<html>bad gateway</html>"))
-    with pytest.raises(nodefs.EvidenceError) as caught:
+    with pytest.raises(ServiceComparisonError) as caught:
         service_query.instant_query(text.url, "up", 1.0)
     assert str(caught.value) == ("Prometheus at %s answered up with something that is not JSON: Expecting value: line 1 column 1 (char 0)"
                                  % text.url)
@@ -268,6 +268,6 @@ def test_query_errors_name_the_query(serve):
     assert message == ("Prometheus at http://127.0.0.1:%d did not answer the query up: HTTPConnection(host='127.0.0.1', port=%d): "
                        "Failed to establish a new connection: [Errno 111] Connection refused" % (port, port))
     assert took <= DEADLINE + SLACK
-    with pytest.raises(nodefs.EvidenceError) as caught:
+    with pytest.raises(ServiceComparisonError) as caught:
         service_query.query_window(server.url, 2.0, 1.0)
     assert str(caught.value) == "the window's end (1.0) is not later than its start (2.0)"
