@@ -13,11 +13,11 @@ import json
 
 from ansible.plugins.action import ActionBase
 
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import layout as _layout
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._render import preview as render
 
 MODULE = "gpusmith.numa_gate.kubelet_config"
-LAYOUT_DEFAULTS = {"path": "/var/lib/kubelet/config.yaml", "config_dir": "/etc/kubernetes/kubelet.conf.d",
-                   "dropin_name": "50-numa-gate.conf", "kubelet_root_dir": "/var/lib/kubelet", "root": "/"}
+LAYOUT_DEFAULTS = _layout.DEFAULTS
 
 
 class ActionModule(ActionBase):

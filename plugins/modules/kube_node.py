@@ -236,6 +236,7 @@ transition_record:
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import connection_spec
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_files import confine
 
 # The action's (plugins/action/kube_node.py), the connection options first (module_utils/_kube_api/connection_spec.py).
 ARGUMENT_SPEC = {
@@ -254,7 +255,7 @@ ARGUMENT_SPEC = {
         "transition": {"type": "str", "required": True},
         "step": {"type": "str", "required": True, "choices": ["baseline", "decide", "cordon", "drain", "stop", "state", "config", "start", "verify",
                                                               "uncordon", "restore"]},
-        "state_dir": {"type": "path", "default": "/var/lib/numa-gate"},
+        "state_dir": {"type": "path", "default": confine.DEFAULT_STATE_DIR},
         "events": {"type": "list", "elements": "dict", "default": [], "options": {
             "step": {"type": "str", "required": True, "choices": ["baseline", "decide", "cordon", "drain", "stop", "state", "config", "start",
                                                                   "verify", "uncordon", "restore"]},

@@ -145,8 +145,10 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts.runner i
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import inventory, unit
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_files.baseline import store as baseline_store
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.journal import step as step_journal, transitions
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import layout as _layout
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_files import confine
 
-_DEFAULT_CONFIG = "/var/lib/kubelet/config.yaml"
+_DEFAULT_CONFIG = _layout.DEFAULT_PATH
 
 
 def _read_live(path):
@@ -233,7 +235,7 @@ def main():
     module = AnsibleModule(
         argument_spec=dict(
             root=dict(type="path", default="/"),
-            state_dir=dict(type="path", default="/var/lib/numa-gate"),
+            state_dir=dict(type="path", default=confine.DEFAULT_STATE_DIR),
             kubelet_service=dict(type="str", default="kubelet"),
             kubelet_flags=dict(type="dict"),
             kubelet_root_dir=dict(type="path", default="/var/lib/kubelet"),

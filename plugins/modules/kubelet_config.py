@@ -215,11 +215,13 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import er
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import schema
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.checkpoints import policy_change as checkpoint
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import fields
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import layout as _layout
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._render import files
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import merge
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import secrets
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.rules import validate
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.journal import step as step_journal
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_files import confine
 
 PATH_OPTIONS = ("path", "config_dir", "kubelet_root_dir", "backup_dir")
 
@@ -269,9 +271,9 @@ def _prepare(module, masker):
     """
     params = module.params
     present = params["state"] == "present"
-    root, paths = files.locate(params, PATH_OPTIONS)
+    root, paths = _layout.locate(params, PATH_OPTIONS)
     if params["mode"] == "dropin":
-        files.check_dropin_name(params["dropin_name"])
+        _layout.check_dropin_name(params["dropin_name"])
     node = schema.kubelet_node(params["node"]) if params["node"] is not None else None
     layout = files.Layout(root, params["path"], params["config_dir"],
                           own=params["dropin_name"] if params["mode"] == "dropin" else None, tolerant=not present)
@@ -359,12 +361,12 @@ def run(module):
 def main():
     module = AnsibleModule(
         argument_spec=dict(
-            files.layout_argument_spec(),
+            _layout.layout_argument_spec(),
             mode=dict(type="str", choices=["dropin", "main"], default="dropin"),
             settings=dict(type="dict"),
             node=dict(type="dict"),
             state=dict(type="str", choices=["present", "absent"], default="present"),
-            backup_dir=dict(type="str", default="/var/lib/numa-gate/backups"),
+            backup_dir=dict(type="str", default=os.path.join(confine.DEFAULT_STATE_DIR, "backups")),
             stale_checkpoints=dict(type="str", choices=["fail", "report"], default="fail"),
             **step_journal.ARGUMENT_SPEC
         ),

@@ -72,7 +72,7 @@ checkpoints:
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import errors as _errors
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._render import files
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import layout
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import info
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import merge
 
@@ -84,7 +84,7 @@ def run(module):
 def main():
     module = AnsibleModule(
         argument_spec=dict(
-            files.layout_argument_spec(),
+            layout.layout_argument_spec(),
         ),
         supports_check_mode=True,
     )

@@ -85,6 +85,7 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_files imp
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.journal import journal, transitions
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._rehearsal import kept as rehearsals
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import record
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_files import confine
 
 _NOW = S.Fields("a pod of the workload now", {"name": S.STR, "uid": S.Nullable(S.STR), "ready": S.BOOL, "kept": S.BOOL})
 _WORKLOAD = S.Fields("a workload after the rollback", {
@@ -131,7 +132,7 @@ def main():
     module = AnsibleModule(
         argument_spec=dict(
             root=dict(type="path", default="/"),
-            state_dir=dict(type="path", default="/var/lib/numa-gate"),
+            state_dir=dict(type="path", default=confine.DEFAULT_STATE_DIR),
             transition=dict(type="str", required=True),
             node=dict(type="str"),
             workloads=dict(type="dict", required=True),

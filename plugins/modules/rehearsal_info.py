@@ -150,7 +150,7 @@ def main():
     module = AnsibleModule(
         argument_spec=dict(
             root=dict(type="path", default="/"),
-            state_dir=dict(type="path", default="/var/lib/numa-gate"),
+            state_dir=dict(type="path", default=confine.DEFAULT_STATE_DIR),
             node=dict(type="str"),
         ),
         supports_check_mode=True,

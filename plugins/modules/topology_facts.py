@@ -146,7 +146,7 @@ from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import errors as _errors
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts.gather import GPU_SOURCES, TopologyError, gather
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts.runner import ModuleRunner
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._render import files
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import layout
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import info
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import merge
 
@@ -179,7 +179,7 @@ def main():
         argument_spec=dict(
             root=dict(type="path", default="/"),
             gpu_source=dict(type="str", default="auto", choices=list(GPU_SOURCES)),
-            kubelet_layout=dict(type="dict", options=files.layout_argument_spec()),
+            kubelet_layout=dict(type="dict", options=layout.layout_argument_spec()),
         ),
         supports_check_mode=True,
     )

@@ -135,6 +135,7 @@ from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import errors as _errors
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import record_read
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_files import confine
 
 
 def run(module):
@@ -147,7 +148,7 @@ def main():
     module = AnsibleModule(
         argument_spec=dict(
             root=dict(type="path", default="/"),
-            state_dir=dict(type="path", default="/var/lib/numa-gate"),
+            state_dir=dict(type="path", default=confine.DEFAULT_STATE_DIR),
             transition=dict(type="str"),
             node=dict(type="str"),
             target=dict(type="str", choices=["enable", "rollback"]),

@@ -290,7 +290,7 @@ def main():
     module = AnsibleModule(
         argument_spec=dict(
             root=dict(type="path", default="/"),
-            state_dir=dict(type="path", default="/var/lib/numa-gate"),
+            state_dir=dict(type="path", default=confine.DEFAULT_STATE_DIR),
             action=dict(type="str", choices=["open", "record", "read", "close"], required=True),
             target=dict(type="str", choices=["enable", "rollback"]),
             new_id=dict(type="str"),

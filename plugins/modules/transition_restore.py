@@ -125,7 +125,7 @@ def main():
         argument_spec=dict(
             root=dict(type="path", default="/"),
             transition=dict(type="str"),
-            state_dir=dict(type="path", default="/var/lib/numa-gate"),
+            state_dir=dict(type="path", default=confine.DEFAULT_STATE_DIR),
             files=dict(type="list", elements="dict",
                        options=dict(path=dict(type="path", required=True), backup=dict(type="path"))),
             backup_dir=dict(type="path", required=True),

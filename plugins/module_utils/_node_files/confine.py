@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Where the collection's state lies on a node, and the one set of checks before it is read or written.
 
-Public: `inside`, `node_path`, `state_folder`, `transitions_folder`, `transition_folder`, `backup_copy`,
+Public: `DEFAULT_STATE_DIR`, `inside`, `node_path`, `state_folder`, `transitions_folder`, `transition_folder`, `backup_copy`,
 `privacy_problems`, `require_private`, `NotPrivate`.
 
 Every module that reads or writes ``<state_dir>/transitions`` or the backups in it goes through these
@@ -26,6 +26,10 @@ import stat
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import fileio as _fileio
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_files import atomic
 
+# The state folder's default: every module's ``state_dir`` option takes it from here; the doc fragments
+# state it literally and roles/settings/defaults/main.yml (numa_gate_state_dir) holds the roles' copy
+# (tests/unit/test_shared_defaults.py keeps them equal).
+DEFAULT_STATE_DIR = "/var/lib/numa-gate"
 TRANSITIONS = "transitions"
 
 

@@ -20,11 +20,11 @@ import hashlib
 import os
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.checkpoints import policy_change as checkpoint
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._render import files
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import layout as _layout
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import merge
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import secrets
 
-# The options of doc fragment gpusmith.numa_gate.kubelet_layout, in files.layout_argument_spec().
+# The options of doc fragment gpusmith.numa_gate.kubelet_layout, in _layout.layout_argument_spec().
 LAYOUT_OPTIONS = ("path", "config_dir", "dropin_name", "kubelet_root_dir", "root")
 
 
@@ -34,9 +34,9 @@ def read(params, documents=False):
     ``params``: the kubelet_layout options (path, config_dir, dropin_name, kubelet_root_dir, root).
     Raises the ``_kubelet`` errors (FilesError, KubeletConfigError, FileIOError) naming the file.
     """
-    root, paths = files.locate(params, ("path", "config_dir", "kubelet_root_dir"))
-    files.check_dropin_name(params["dropin_name"])
-    layout = files.Layout(root, params["path"], params["config_dir"], own=params["dropin_name"])
+    root, paths = _layout.locate(params, ("path", "config_dir", "kubelet_root_dir"))
+    _layout.check_dropin_name(params["dropin_name"])
+    layout = _layout.Layout(root, params["path"], params["config_dir"], own=params["dropin_name"])
     base = layout.base()
     effective = layout.current()
     checkpoints = {"problems": []}

@@ -32,7 +32,7 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.jou
 _OPTIONS = {
     "transition": {"type": "str", "required": True},
     "step": {"type": "str", "required": True, "choices": list(journal.STEPS)},
-    "state_dir": {"type": "path", "default": "/var/lib/numa-gate"},
+    "state_dir": {"type": "path", "default": confine.DEFAULT_STATE_DIR},
 }
 _EVENTS = {"type": "list", "elements": "dict", "default": [], "options": {
     "step": {"type": "str", "required": True, "choices": list(journal.STEPS)},

@@ -12,6 +12,7 @@ import pytest
 from ansible.playbook.task import Task
 
 from ansible_collections.gpusmith.numa_gate.plugins.action.kubelet_render import ActionModule
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import layout as _layout
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._render import files
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import info
 
@@ -25,7 +26,7 @@ MAIN = "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nc
 def reading(tmp_path):
     (tmp_path / "var/lib/kubelet").mkdir(parents=True)
     (tmp_path / "var/lib/kubelet/config.yaml").write_text(MAIN)
-    layout = {name: spec["default"] for name, spec in files.layout_argument_spec().items()}
+    layout = {name: spec["default"] for name, spec in _layout.layout_argument_spec().items()}
     layout["root"] = str(tmp_path)
     return json.loads(json.dumps(dict(info.read(layout, documents=True), layout=layout)))
 

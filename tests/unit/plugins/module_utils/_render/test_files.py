@@ -13,6 +13,7 @@ import yaml
 
 from ansible_collections.gpusmith.numa_gate.tests.unit.no_hang import no_hang
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import fileio as _fileio
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import layout as _layout
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._render import files
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import merge
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_files import atomic
@@ -224,9 +225,9 @@ def test_expanded_size_stops_counting_at_the_limit():
     level = ["x" * 10]
     for dummy in range(30):
         level = [level, level]  # 2**30 leaves, shared
-    assert 1000 < files._expanded_size(level, 1000) <= 1011  # pylint: disable=protected-access
+    assert 1000 < _layout._expanded_size(level, 1000) <= 1011  # pylint: disable=protected-access
     # dict, "a" (1 + 1 character), list, "bc" (1 + 2), 1
-    assert files._expanded_size({"a": ["bc", 1]}, 1000) == 8  # pylint: disable=protected-access
+    assert _layout._expanded_size({"a": ["bc", 1]}, 1000) == 8  # pylint: disable=protected-access
 
 
 def test_an_aliased_main_file_is_refused_before_anything_is_built(tree, tmp_path):
@@ -300,7 +301,7 @@ def test_empty_path_options_are_refused(tree, name):
               "backup_dir": "/var/lib/numa-gate/backups"}
     params[name] = ""
     with pytest.raises(files.FilesError) as err:
-        files.locate(params, ("path", "config_dir", "kubelet_root_dir", "backup_dir"))
+        _layout.locate(params, ("path", "config_dir", "kubelet_root_dir", "backup_dir"))
     if name == "root":
         assert str(err.value) == 'root must not be empty (an empty value is not a default): give "/" for the node itself, or a folder'
     else:
@@ -309,7 +310,7 @@ def test_empty_path_options_are_refused(tree, name):
 
 def test_locate_resolves_inside_root(tree):
     root, _outside = tree
-    found_root, paths = files.locate({"root": str(root), "backup_dir": "/../../x/./y"}, ("backup_dir",))
+    found_root, paths = _layout.locate({"root": str(root), "backup_dir": "/../../x/./y"}, ("backup_dir",))
     assert found_root == str(root)
     assert paths == {"backup_dir": str(root / "x/y")}
 
@@ -317,5 +318,5 @@ def test_locate_resolves_inside_root(tree):
 @pytest.mark.parametrize("name", ["", "a/b.conf", "..", "x.yaml"])
 def test_dropin_name_must_be_a_conf_file_name(name):
     with pytest.raises(files.FilesError) as err:
-        files.check_dropin_name(name)
+        _layout.check_dropin_name(name)
     assert str(err.value) == "dropin_name %r must be a file name ending in .conf (the kubelet reads only *.conf drop-ins)" % name

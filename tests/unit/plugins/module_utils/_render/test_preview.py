@@ -10,6 +10,7 @@ from ansible.module_utils.common import warnings as ansible_warnings
 from ansible.module_utils.testing import patch_module_args
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.checkpoints import policy_change as checkpoint
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import layout as kubelet_layout
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._render import files
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import info
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import merge
@@ -67,7 +68,7 @@ def _module_side(monkeypatch):
 
 
 def _layout(root):
-    params = {name: spec["default"] for name, spec in files.layout_argument_spec().items()}
+    params = {name: spec["default"] for name, spec in kubelet_layout.layout_argument_spec().items()}
     return dict(params, root=str(root))
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from ansible.module_utils.testing import patch_module_args
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._render import files
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import layout
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import info
 from ansible_collections.gpusmith.numa_gate.plugins.modules import kubelet_config_info
 from ansible_collections.gpusmith.numa_gate.plugins.modules import topology_facts
@@ -31,7 +31,7 @@ def root(tmp_path):
 
 
 def _layout(root):
-    params = {name: spec["default"] for name, spec in files.layout_argument_spec().items()}
+    params = {name: spec["default"] for name, spec in layout.layout_argument_spec().items()}
     params["root"] = str(root)
     return params
 
@@ -58,7 +58,7 @@ def test_read_returns_what_kubelet_config_info_returns(capsys, root):
 
 
 def test_read_refuses_a_dropin_name_the_kubelet_would_not_read(root):
-    with pytest.raises(files.FilesError, match=r"dropin_name '50-numa-gate.yaml' must be a file name ending in .conf"):
+    with pytest.raises(layout.FilesError, match=r"dropin_name '50-numa-gate.yaml' must be a file name ending in .conf"):
         info.read(dict(_layout(root), dropin_name="50-numa-gate.yaml"))
 
 
