@@ -4,26 +4,34 @@
 
 Public: `Source`, `SOURCES`, `names`, `by_name`, `placements`, `reads`.
 
-The one list the record iterates (`_record.record`, `_record.inputs`, `_record.verdict`,
-`_record.pages.sections`): a new source is one file in `composition/` (how its task result becomes
-evidence) plus one `Source` here, and the placement_evidence role's task that reads it. Each entry:
+The one list the record iterates (`_record.record`, `_record.inputs`, `_record.criteria`,
+`_record.verdict`, `_record.pages.sections`): a new source is one file in `composition/` (how its task
+result becomes evidence, and the shape of that value) plus one `Source` here, and the evidence role's
+task that reads it. Each entry:
 
 - ``name``: the record input it fills (``inputs[name]``);
 - ``read_from`` and ``task``: where it is read (node, API, metrics, ...) and by which module or role;
 - ``reads``: the names in the role's ``reads`` mapping its composition takes;
 - ``compose``: ``compose(reads)`` -> the value (None: not read);
-- ``criteria``: the verdict criteria that read it (docs/evidence.md's table);
+- ``shape``: what its value must look like (`_base.shape_check`; null is always allowed), from its
+  composition file (``SHAPE``): the record checks its input and the verdict its evidence against it;
+  None takes any value;
+- ``criteria``: the names of the verdict criteria that read it (docs/evidence.md's table; the rows of
+  `_record.criteria` that read it directly are checked against it);
 - ``record``: ``"key"`` (the record's ``record[name]``), ``"attestation"`` (``record.attestations[name]``)
   or None (the record's own composition reads it: the canary, the CPU roles, the config diff);
 - ``gate``: when the verdict reads it: ``"always"`` (with or without canary evidence), ``"canary"``
   (only with canary evidence), or None (through the record's own composition: placement, admission);
+  a gated source that no criterion reads is refused (`_record.criteria.rows`);
 - ``full``: whether its presence makes the record ``full`` (canary evidence, not topology only);
-- ``shape``, ``reasons``, ``title``: for a source the record does not know by name, the shape of its
-  value (`_shapes`), ``reasons(value)`` -> ``[{"criterion", "effect", "message"}]`` for the verdict,
-  and the title of its section in the pages. The sources here have theirs in `_record`
-  (`shapes.SOURCE_SHAPES`, `verdict.CRITERIA`, `sections`), where they were written first.
+- ``title``: for a source the pages do not know by name, the title of its section
+  (`_record.pages.sections`);
+- ``reasons``: a shorthand for a source that brings its own criterion (``reasons(value)`` ->
+  ``[{"criterion", "effect", "message"}]``): `_record.criteria.rows` makes it a row of the criteria
+  table, named by its first ``criteria``. The criteria of this collection are rows there.
 
-The order is the order of the verdict's reasons within a gate, and of the record's inputs.
+The order is the order of the record's inputs; the verdict's reasons follow the criteria table's order
+(`_record.criteria.TABLE`).
 """
 
 from __future__ import annotations
@@ -64,31 +72,33 @@ class Source(object):
 
 SOURCES = (
     Source("versions", "API: the Node object's status.nodeInfo", "kubernetes.core.k8s_info (kind Node)", ("node_object",), versions.compose,
-           criteria=("versions", "support", "change")),
-    Source("baseline_config", "node: the kubelet's configuration file", "kubelet_config_info (base)", ("kubelet_files",), kubelet_files.baseline),
+           criteria=("versions", "support", "change"), shape=versions.SHAPE),
+    Source("baseline_config", "node: the kubelet's configuration file", "kubelet_config_info (base)", ("kubelet_files",), kubelet_files.baseline,
+           shape=kubelet_files.BASELINE_SHAPE),
     Source("target_config", "node: the kubelet's configuration file and its drop-ins, merged", "kubelet_config_info (effective)",
-           ("kubelet_files",), kubelet_files.target),
+           ("kubelet_files",), kubelet_files.target, shape=kubelet_files.TARGET_SHAPE),
     Source("allocations", "node: PodResources List and GetAllocatableResources (the kubelet's gRPC socket)", "pod_resources_info",
-           ("pod_resources",), allocations.compose, criteria=("placement", "evidence"), record="key", full=True),
+           ("pod_resources",), allocations.compose, criteria=("placement", "evidence"), record="key", full=True, shape=allocations.SHAPE),
     Source("findings", "node: the canary's cgroups, thread masks and resident pages, against PodResources and the locality oracle",
            "placement_info, pod_resources_info (placement_findings)", ("pod_resources", "placement", "canary", "topology"), findings.compose,
-           criteria=("placement", "evidence"), full=True),
+           criteria=("placement", "evidence"), full=True, shape=findings.SHAPE),
     Source("canary", "API: the canary pod, its status and events", "the canary role (kubernetes.core.k8s, k8s_info)", ("canary",),
-           canary.compose, criteria=("evidence", "admission", "placement"), full=True),
+           canary.compose, criteria=("evidence", "admission", "placement"), full=True, shape=canary.SHAPE),
     Source("configuration", "API: the node's Ready condition, the kubelet's healthz and /configz", "kubelet_verify", ("kubelet_verify",),
-           configuration.compose, criteria=("configuration",), record="attestation", gate="canary"),
+           configuration.compose, criteria=("configuration",), record="attestation", gate="canary", shape=configuration.SHAPE),
     Source("metrics", "metrics: the kubelet's /metrics through the API server's node proxy, before and after the canary",
-           "kubelet_metrics_info (twice)", ("metrics_before", "metrics_after"), metrics.compose, criteria=("monitoring",), record="key", gate="canary"),
+           "kubelet_metrics_info (twice)", ("metrics_before", "metrics_after"), metrics.compose, criteria=("monitoring",), record="key", gate="canary",
+           shape=metrics.SHAPE),
     Source("service_objectives", "metrics: the service's histograms (its /metrics or Prometheus) under the operator's load, baseline "
            "against canary", "the service_comparison role (service_load, service_window), or the operator's comparison",
            ("service_comparison_ran", "service_comparison_result", "service_comparison_given"), service_objectives.compose,
-           criteria=("service",), record="attestation", gate="canary"),
+           criteria=("service",), record="attestation", gate="canary", shape=service_objectives.SHAPE),
     Source("rollback", "node: the node's own transition records and the check rehearse.yml kept beside the rollback's journal",
            "rehearsal_info (__placement_evidence_rollback)", ("rollback_task",), rollback.compose,
-           criteria=("rollback",), record="attestation", gate="canary"),
+           criteria=("rollback",), record="attestation", gate="canary", shape=rollback.SHAPE),
     Source("device_path", "API: the device plugin's pod and ConfigMap, the DRA driver's ResourceSlices, the SR-IOV config, the Node's "
            "allocatable; PodResources GetAllocatableResources for the advertised NUMA", "device_path_info", ("device_path",),
-           device_path.compose, criteria=("device_path", "change"), record="key", gate="always"),
+           device_path.compose, criteria=("device_path", "change"), record="key", gate="always", shape=device_path.SHAPE),
 )
 
 

@@ -6,6 +6,7 @@ Import the submodules explicitly; this file holds only this map.
 
 - ``pages/``: The record's pages: Markdown, HTML, the node drawing, and the escaping every value goes through (pure).
 - ``configdiff``: The kubelet configuration against the baseline, key by key (pure).
+- ``criteria``: The verdict's criteria: one row per criterion, the evidence it reads and how it decides (pure).
 - ``errors``: The record step's one error.
 - ``inputs``: The shapes of what the record step is given: its inputs, the verdict's evidence, a record handed to the renderers.
 - ``record``: The acceptance record of one node (devices, locality, configuration, allocations, placement), assembled from the evidence (pure).

@@ -16,34 +16,23 @@ from __future__ import annotations
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import shape_check as S
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import inputs as _evidence
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.composition import allocations as _allocations
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.composition import canary as _canary
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.composition import device_path as _device_path
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.composition import metrics as _metrics
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.composition import rollback as _rollback
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.composition import service_objectives as _service
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.composition import versions as _versions
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import sources as _sources
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.errors import RecordError
 
 _TEXT = S.Nullable(S.SCALAR)
-_VERSIONS = S.MapOf(_TEXT)
-_LABELS = S.Nullable(S.MapOf(S.SCALAR))
+_VERSIONS = _versions.SHAPE
 
-
-class _Metrics(object):
-    """Kubelet metrics as the record takes them: a list of rates (metrics_rates) or {"samples": [...]} (kubelet_metrics_info)."""
-
-    what = "a list of rates or a mapping with samples"
-    _ENTRY = S.Fields("a metric sample or rate", {}, {"name": S.Nullable(S.STR), "labels": _LABELS, "type": S.Nullable(S.STR),
-                                                      "value": S.Nullable(S.NUMBER), "second": S.Nullable(S.NUMBER), "first": S.Nullable(S.NUMBER),
-                                                      "increase": S.Nullable(S.NUMBER), "rate_per_second": S.Nullable(S.NUMBER)})
-
-    def check(self, value, where, error):
-        if isinstance(value, dict):
-            if "samples" not in value:
-                raise error("%s has no samples: kubelet metrics are a list of rates (metrics_rates) or {\"samples\": [...]} "
-                            "(kubelet_metrics_info)" % where, field=where)
-            return dict(value, samples=S.ListOf(self._ENTRY).check(value["samples"], where + ".samples", error))
-        return S.ListOf(self._ENTRY).check(value, where, error)
-
-
-METRICS = _Metrics()
-FAILURE = S.Fields("an admission failure", {}, {"layer": _TEXT, "reason": _TEXT, "message": _TEXT})
-ADMISSION = S.Fields("a canary admission (canary_admission)", {}, {"admitted": S.Nullable(S.BOOL), "failures": S.ListOf(FAILURE)})
+# The evidence sources' shapes are carried by their rows (`Source.shape`, from each composition file); the record's own
+# shapes below name them where the record holds them.
+METRICS = _metrics.SHAPE
+ADMISSION = _canary.ADMISSION
 _OBSERVATION = S.Fields("a locality observation", {"source": S.STR, "numa_node": S.Nullable(S.INT)}, {"cpus": S.Nullable(S.STR)})
 ORACLE = S.Fields("a locality oracle (locality_oracle)", {}, {
     "devices": S.ListOf(S.Fields("an oracle device", {"kind": S.STR}, {
@@ -51,43 +40,15 @@ ORACLE = S.Fields("a locality oracle (locality_oracle)", {}, {
         "observations": S.ListOf(_OBSERVATION), "disagreements": S.ListOf(S.STR)})),
     "unknown_locality": S.ListOf(S.Nullable(S.STR)), "warnings": S.Nullable(S.ListOf(S.STR))})
 PLACEMENT = S.Fields("placement evidence", {}, {"findings": S.Nullable(S.ListOf(_evidence.FINDING)), "summary": S.ANY})
-CONFIGURATION = S.Fields("a configuration attestation", {}, {"verified": S.Nullable(S.BOOL), "message": _TEXT})
-SERVICE = S.ANY  # the service comparison's result: the verdict's own check names what it must be (then `check_service`)
-SERVICE_STATES = ("held", "not held", "incomparable")
-SERVICE_RESULT = S.Fields("the service_comparison filter's result", {"state": S.OneOf(*SERVICE_STATES)}, {
-    "reasons": S.Nullable(S.ListOf(S.STR)),
-    "repetitions": S.Nullable(S.Fields("repetitions per side", {}, {"baseline": S.Nullable(S.COUNT), "canary": S.Nullable(S.COUNT)}))})
-# _rehearsal.evidence.STATES, and "not read": the rehearsal_info read failed (_evidence/composition/rollback.py)
-ROLLBACK_STATES = ("rehearsed", "not reconciled", "unchecked", "not converged", "not rehearsed", "not read")
-_REHEARSED_TRANSITION = S.Nullable(S.Fields("a transition of the rehearsal", {"transition": S.STR, "target": S.Nullable(S.STR)}, {
-    "outcome": S.Nullable(S.STR), "opened": S.Nullable(S.STR), "closed": S.Nullable(S.STR), "duration_s": S.Nullable(S.NUMBER),
-    "failed_steps": S.Nullable(S.ListOf(S.STR))}))
-ROLLBACK = S.ANY  # the rehearsal_info result's rollback: the verdict's own check names what it must be (then `check_rollback`)
-ROLLBACK_RESULT = S.Fields("the rehearsal_info module's rollback evidence", {"state": S.OneOf(*ROLLBACK_STATES), "rehearsed": S.BOOL}, {
-    "node": _TEXT, "enable": _REHEARSED_TRANSITION, "rollback": _REHEARSED_TRANSITION, "re_enable": _REHEARSED_TRANSITION,
-    "check": S.Nullable(S.Fields("the check kept after the rollback", {}, {
-        "workloads": S.Nullable(S.ListOf(S.Fields("a workload of the check", {"owner": S.STR}, {"state": _TEXT}))),
-        "observed_at": _TEXT, "waited_s": S.Nullable(S.NUMBER), "reconciled": S.Nullable(S.BOOL)})),
-    "missing": S.Nullable(S.ListOf(S.STR)), "problems": S.Nullable(S.ListOf(S.STR)), "transitions": S.Nullable(S.ListOf(S.STR)),
-    "notes": S.Nullable(S.ListOf(S.STR)), "error": _TEXT})
-DEVICE_PATH = S.Fields("the device path (device_path_info)", {"findings": S.ListOf(_evidence.FINDING), "versions": _VERSIONS},
-                       {"summary": S.ANY, "node": _TEXT, "error": S.Nullable(S.STR)})
-ALLOCATIONS = S.Fields("the result of pod_allocations", {
-    "scope": S.OneOf("pod", "container"), "pods": S.ListOf(_evidence.ALLOCATION),
-    "node": S.Fields("pod_allocations' node", {"exclusive_cpus": S.STR, "exclusive_count": S.COUNT, "shared_pool": S.STR},
-                     {"online_cpus": S.STR, "allocatable_cpus": S.Nullable(S.STR)}),
-    "findings": S.ListOf(_evidence.FINDING)})
-CANARY_INPUT = S.Fields("the canary (pod and admission)", {}, {"pod": S.Nullable(S.STR), "admission": S.Nullable(ADMISSION), "memory_nodes": S.ANY})
+SERVICE_STATES = _service.STATES
+ROLLBACK_STATES = _rollback.STATES
+DEVICE_PATH = _device_path.SHAPE
+ALLOCATIONS = _allocations.SHAPE
 PLAN = S.Fields("a reservation plan (reservation_plan)", {}, {
     "reserved": S.Nullable(S.Fields("the plan's reserved", {}, {"cpus": S.Nullable(S.STR)})),
     "reasons": S.Nullable(S.ListOf(S.STR)), "warnings": S.Nullable(S.ListOf(S.STR)), "allocatable": S.ANY})
-TARGET = S.Fields("a kubelet configuration", {}, {"reservedSystemCPUs": S.Nullable(S.STR)})
 PREVIOUS = S.Fields("a previous acceptance record", {}, {"verdict": S.Nullable(S.Fields("its verdict", {}, {"accepted": S.ANY}))})
-# The shapes of the evidence sources the record knows by name (`_evidence.sources.SOURCES`); a source not here brings its own
-# (`Source.shape`), else any value. The record's own inputs are in _OWN_INPUTS.
-SOURCE_SHAPES = {"versions": _VERSIONS, "baseline_config": S.MAPPING, "target_config": TARGET, "allocations": ALLOCATIONS,
-                 "findings": S.ListOf(_evidence.FINDING), "canary": CANARY_INPUT, "metrics": METRICS, "configuration": CONFIGURATION,
-                 "service_objectives": SERVICE, "rollback": ROLLBACK, "device_path": DEVICE_PATH}
+# The record's own inputs; one more per evidence source, with its row's shape.
 _OWN_INPUTS = {"versions": S.Nullable(_VERSIONS), "plan": S.Nullable(PLAN), "slack": S.Nullable(S.MapOf(S.ANY)), "policy": S.Nullable(S.MAPPING),
                "previous": S.ANY, "generated_at": S.Nullable(S.STR)}
 _OWN_EVIDENCE = {"versions": S.Nullable(_VERSIONS), "devices": S.Nullable(S.ListOf(S.STR)), "has_gpus": S.ANY, "oracle": S.Nullable(ORACLE),
@@ -95,8 +56,8 @@ _OWN_EVIDENCE = {"versions": S.Nullable(_VERSIONS), "devices": S.Nullable(S.List
 
 
 def source_shape(source):
-    """The shape of one source's value (null always allowed)."""
-    return S.Nullable(SOURCE_SHAPES.get(source.name) or source.shape or S.ANY)
+    """The shape of one source's value, as its row carries it (`Source.shape`; null always allowed, no shape: any value)."""
+    return S.Nullable(source.shape or S.ANY)
 
 
 def input_keys(sources=None):
@@ -164,12 +125,12 @@ def check_evidence(evidence):
 
 def check_service(service):
     """The service_comparison result the verdict reads: its state, its reasons (strings), its repetitions per side."""
-    return S.check(service, SERVICE_RESULT, "evidence.service_objectives", RecordError)
+    return S.check(service, _service.RESULT, "evidence.service_objectives", RecordError)
 
 
 def check_rollback(rollback):
     """The rollback evidence the verdict reads: the rehearsal_info module's result (state, rehearsed, the transitions it names)."""
-    return S.check(rollback, ROLLBACK_RESULT, "evidence.rollback", RecordError)
+    return S.check(rollback, _rollback.RESULT, "evidence.rollback", RecordError)
 
 
 def check_accepted(accepted):

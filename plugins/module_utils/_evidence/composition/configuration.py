@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The ``configuration`` source: the kubelet Ready, healthy and running the planned settings (/configz) (pure).
 
-Public: `compose`, `MATCHES`.
+Public: `compose`, `MATCHES`, `SHAPE`.
 
 From ``kubelet_verify`` (kubelet_verify, through the API): ``{verified, message}``. kubelet_verify
 returns ``msg`` only when it failed (not Ready and healthy in time, /configz unreadable, settings other
@@ -14,9 +14,12 @@ not, and ``msg`` says why. Not run: not verified.
 
 from __future__ import annotations
 
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import shape_check as S
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.composition import task_result
 
 MATCHES = "/configz matches the plan"
+# What the record and the verdict take for it (`Source.shape`).
+SHAPE = S.Fields("a configuration attestation", {}, {"verified": S.Nullable(S.BOOL), "message": S.Nullable(S.SCALAR)})
 
 
 def compose(reads):

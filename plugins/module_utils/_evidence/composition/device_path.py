@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The ``device_path`` source: the device plugin, DRA slices and SR-IOV config read from the API, compared with the host (pure).
 
-Public: `compose`, `NOT_READ`.
+Public: `compose`, `NOT_READ`, `SHAPE`.
 
 From ``device_path`` (device_path_info). Three states, never confused:
 
@@ -18,9 +18,14 @@ From ``device_path`` (device_path_info). Three states, never confused:
 
 from __future__ import annotations
 
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import shape_check as S
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import inputs as _inputs
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.composition import task_result
 
 NOT_READ = "device_path_info returned no findings"
+# What the record and the verdict take for it (`Source.shape`).
+SHAPE = S.Fields("the device path (device_path_info)", {"findings": S.ListOf(_inputs.FINDING), "versions": S.MapOf(S.Nullable(S.SCALAR))},
+                 {"summary": S.ANY, "node": S.Nullable(S.SCALAR), "error": S.Nullable(S.STR)})
 _TASK_KEYS = ("changed", "failed", "failed_when_result", "invocation", "msg", "exception", "warnings", "deprecations", "_ansible_no_log")
 
 

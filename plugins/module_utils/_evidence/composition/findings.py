@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The ``findings`` source: the canary's placement on the node against the kubelet's allocation (pure).
 
-Public: `compose`, `CALL_CHECKS`, `READ_CHECK`, `PLACEMENT_READ_CHECK`.
+Public: `compose`, `CALL_CHECKS`, `READ_CHECK`, `PLACEMENT_READ_CHECK`, `SHAPE`.
 
 The canary's reconciled allocation (``pod_resources``' reconciled pod named like the canary) against
 its ``placement`` (placement_info: cgroups, thread masks, resident pages) and the locality oracle of
@@ -18,9 +18,14 @@ instead of only "no placement evidence". Always a list (the record is then ``ful
 
 from __future__ import annotations
 
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import shape_check as S
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import inputs as _inputs
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.reconcile import findings as reconcile
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.composition import task_result
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan import locality
+
+# What the record takes for it (`Source.shape`).
+SHAPE = S.ListOf(_inputs.FINDING)
 
 CALL_CHECKS = ("podresources_socket", "podresources_call")
 READ_CHECK = "podresources_read"
