@@ -16,7 +16,7 @@ extends_documentation_fragment:
 description:
   - Runs on the controller (an action plugin). One run of one window of a service comparison; the role
     C(gpusmith.numa_gate.service_comparison) runs it for each window, sides interleaved, between two reads of
-    M(gpusmith.numa_gate.service_window) (the collection's C(docs/evidence.md)).
+    M(gpusmith.numa_gate.service_window) (the collection's C(docs/service-comparison.md)).
   - With O(argv), the command runs without a shell in its own session; when it runs past O(timeout), or past O(stop_after) (a warmup
     of that duration - stopping it is its normal end), its process group gets SIGTERM, then SIGKILL after 5 s. When it ends by
     itself, whatever it left in its process group is killed, so nothing keeps loading the service.

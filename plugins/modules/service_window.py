@@ -21,7 +21,7 @@ description:
   - With O(prometheus_url), O(start) and O(end), the window from the operator's Prometheus server over its HTTP API
     (C(increase()) over exactly O(end) - O(start) at O(end), C(resets()) for restarts).
   - Defaults name vLLM's metrics; O(mapping) names another server's. The window is an input of
-    P(gpusmith.numa_gate.service_comparison#filter). See the collection's C(docs/evidence.md).
+    P(gpusmith.numa_gate.service_comparison#filter). See the collection's C(docs/service-comparison.md).
 options:
   metrics_url:
     description: The service's metrics endpoint, for example C(http://10.0.0.5:8000/metrics). Exactly one of this and O(prometheus_url).

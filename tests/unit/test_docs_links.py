@@ -103,7 +103,7 @@ def outside_mentions(doc, repo=REPO):
 def test_the_docs_are_found():
     docs = shipped_docs()
     assert "README.md" in docs
-    assert "docs/transition.md" in docs and "docs/planning.md" in docs
+    assert "docs/transition.md" in docs and "docs/plan.md" in docs
 
 
 @pytest.mark.parametrize("doc", shipped_docs())

@@ -1,6 +1,6 @@
 """The service comparison in the record (_record/service_table, service_svg; _evidence/service_compare.metric_outcome): exact rows and lines.
 
-The comparison is the worked example of docs/evidence.md (three interleaved repetitions per side from the test service), the one
+The comparison is the worked example of docs/service-comparison.md (three interleaved repetitions per side from the test service), the one
 the record shows; the drawing's geometry is checked on small hand-counted windows.
 """
 
@@ -22,7 +22,7 @@ from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._ser
 from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._record import record_inputs as ri
 
 SVG = "{http://www.w3.org/2000/svg}"
-DOC = pathlib.Path(__file__).resolve().parents[5] / "docs" / "evidence.md"
+DOC = pathlib.Path(__file__).resolve().parents[5] / "docs" / "service-comparison.md"
 HEADERS = ["row", "baseline", "canary", "finding"]
 
 
@@ -264,4 +264,4 @@ def test_the_worked_example_in_the_docs_is_the_records_markdown(tmp_path, exampl
     text = markdown.render(built)
     doc = DOC.read_text()
     for key in ("ttft", "itl"):
-        assert metric_section(text, key).replace("## ", "##### ", 1) in doc, metric_section(text, key)
+        assert metric_section(text, key).replace("## ", "#### ", 1) in doc, metric_section(text, key)

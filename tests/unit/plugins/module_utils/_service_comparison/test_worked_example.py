@@ -1,4 +1,4 @@
-"""The worked example of docs/evidence.md: three interleaved repetitions per side from the test service, compared; the doc shows this table.
+"""The worked example of docs/service-comparison.md: three interleaved repetitions per side from the test service, compared; the doc shows this table.
 
 The test service (tests/prometheus/vllm_like_service.py, vLLM's names and buckets, seeded) serves the baseline; the canary is the same
 service with a 10 % lower inter-token latency. Each repetition is a 60 s window between two scrapes of its /metrics text (the
@@ -10,7 +10,7 @@ import pathlib
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison import compare as service_compare, window as service_window
 from ansible_collections.gpusmith.numa_gate.tests.prometheus.vllm_like_service import Service
 
-DOC = pathlib.Path(__file__).resolve().parents[5] / "docs" / "evidence.md"
+DOC = pathlib.Path(__file__).resolve().parents[5] / "docs" / "service-comparison.md"
 IDENTITY = {"images": {"server": "docker.io/vllm/vllm-openai@sha256:" + "3" * 64}, "model": "test-model", "runtime": "vllm 0.12.0"}
 LOAD = {"request_rate": 5.0, "max_concurrency": 16, "burstiness": 1.0, "dataset": "random", "seed": 0}
 OBJECTIVES = [{"metric": "ttft", "quantile": 0.95, "at_most": 1.0}, {"metric": "itl", "quantile": 0.95, "relative": 0.05},
