@@ -16,7 +16,7 @@ export NUMA_GATE_SHARED := $(SHARED)
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
-.PHONY: plan facts runtime test unit doubles protobuf-matrix browser prometheus sanity lint integration molecule bench bench-fleet bench-transition clean venv
+.PHONY: plan facts runtime test unit playbooks doubles protobuf-matrix browser prometheus sanity lint integration molecule bench bench-fleet bench-transition clean venv
 
 KUBERNETES_CORE := $(BUILD)/collections/ansible_collections/kubernetes/core/.numa_gate_source
 
@@ -54,7 +54,7 @@ facts: runtime
 	$(BIN)/ansible-playbook -i inventories/demo playbooks/facts.yml
 
 # Every test runs once, in the runner that suits it; the time of each stage is printed at the end.
-TEST_STAGES := unit doubles protobuf-matrix browser prometheus sanity lint integration molecule
+TEST_STAGES := unit playbooks doubles protobuf-matrix browser prometheus sanity lint integration molecule
 test: venv
 	$(PYTHON) scripts/test_stages.py $(TEST_STAGES)
 
@@ -63,6 +63,12 @@ test: venv
 # a node has on its path, the rest as controller code.
 unit: venv $(SANITY_TREE)
 	cd $(SANITY_TREE) && $(CURDIR)/$(BIN)/ansible-test units --local --python 3.11 --color no
+
+# The tests that drive the real ansible-playbook: tests/roles (a role's play), tests/playbooks (a
+# playbook of the collection, or plays of its actions), with the checkout imported through
+# .build/collections (pytest.ini).
+playbooks: venv
+	$(BIN)/python -m pytest -q -p no:cacheprovider tests/roles tests/playbooks
 
 # The stand-ins' own tests: the API server double against the real kubectl, the Python client and
 # kubernetes.core; the kubelet stand-in against the kubelet's checksum vectors and wording.

@@ -1,5 +1,5 @@
 """The service_comparison role through real ansible-playbook on localhost: two test services (baseline, canary) on 127.0.0.1,
-tests/unit/plugins/action/service_load_generator.py as the operator's controller command, three repetitions per side.
+tests/roles/service_load_generator.py as the operator's controller command, three repetitions per side.
 
 Each service is tests/prometheus/vllm_like_service.py (prometheus-client, vLLM's names and buckets, seeded); the load
 generator's POST to the side's load endpoint makes that service observe the requests, so each window's content is known:

@@ -21,7 +21,7 @@ import pytest
 
 from ansible_collections.gpusmith.numa_gate.tests.unit import ansible_run
 
-REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
+REPO = ansible_run.REPO
 if os.path.join(REPO, "tests", "doubles") not in sys.path:
     sys.path.insert(0, os.path.join(REPO, "tests", "doubles"))
 
