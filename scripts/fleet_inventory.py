@@ -95,12 +95,14 @@ def host_vars(root, layout, artifacts, python):
         "numa_gate_artifacts_dir": artifacts,
         "topology_root": root,
         "topology_gpu_source": "sysfs",
-        "kubelet_plan_path": os.path.join(layout, "var/lib/kubelet/config.yaml"),
-        "kubelet_plan_dir": os.path.join(layout, "etc/kubernetes/kubelet.conf.d"),
-        "kubelet_plan_kubelet_root_dir": os.path.join(layout, "var/lib/kubelet"),
+        # The shared layout setting (roles/settings): the plan and the render read the same files.
+        "numa_gate_kubelet_layout": {"path": os.path.join(layout, "var/lib/kubelet/config.yaml"),
+                                     "config_dir": os.path.join(layout, "etc/kubernetes/kubelet.conf.d"),
+                                     "dropin_name": "50-numa-gate.conf",
+                                     "kubelet_root_dir": os.path.join(layout, "var/lib/kubelet"), "mode": "dropin"},
         "kubelet_plan_reserved_cpus": 1,
         "kubelet_plan_kube_reserved": {"memory": "128Mi"},
-        "kubelet_config_backup_dir": os.path.join(layout, "var/lib/numa-gate/backups"),
+        "kubelet_render_backup_dir": os.path.join(layout, "var/lib/numa-gate/backups"),
     }
     if nodes > 8:
         # The Topology Manager refuses more than 8 NUMA nodes unless told the bound.

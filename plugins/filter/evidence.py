@@ -40,7 +40,7 @@ def metrics_rates(second, first):
 
 
 def placement_evidence(reads):
-    """One node's evidence, a value per source (`_evidence.sources.SOURCES`), from the placement_evidence role's task results."""
+    """One node's evidence, a value per source (`_evidence.sources.SOURCES`), from the evidence role's task results."""
     return adapt("placement_evidence", compose.compose, reads)
 
 

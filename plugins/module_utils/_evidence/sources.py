@@ -94,7 +94,7 @@ SOURCES = (
            ("service_comparison_ran", "service_comparison_result", "service_comparison_given"), service_objectives.compose,
            criteria=("service",), record="attestation", gate="canary", shape=service_objectives.SHAPE),
     Source("rollback", "node: the node's own transition records and the check rehearse.yml kept beside the rollback's journal",
-           "rehearsal_info (__placement_evidence_rollback)", ("rollback_task",), rollback.compose,
+           "rehearsal_info (__evidence_rollback)", ("rollback_task",), rollback.compose,
            criteria=("rollback",), record="attestation", gate="canary", shape=rollback.SHAPE),
     Source("device_path", "API: the device plugin's pod and ConfigMap, the DRA driver's ResourceSlices, the SR-IOV config, the Node's "
            "allocatable; PodResources GetAllocatableResources for the advertised NUMA", "device_path_info", ("device_path",),

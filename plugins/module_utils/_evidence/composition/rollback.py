@@ -4,7 +4,7 @@
 
 Public: `compose`, `NOT_READ`, `SHAPE`, `STATES`, `RESULT`.
 
-From ``rollback_task``, the role's task registered as ``__placement_evidence_rollback``: the
+From ``rollback_task``, the role's task registered as ``__evidence_rollback``: the
 rehearsal_info module's result, the rollback evidence read from the node's own transition records and
 the check rehearse.yml kept there, under its ``rollback`` key. A read that did not run (check mode, no
 canary) gives None (the rollback criterion defers: not rehearsed). A read that failed (under

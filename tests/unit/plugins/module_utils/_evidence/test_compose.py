@@ -1,6 +1,6 @@
 # Copyright: (c) 2026, GPU Smith
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The placement evidence composed from the placement_evidence role's task results (_evidence/compose.py, composition/*): exact values.
+"""The placement evidence composed from the evidence role's task results (_evidence/compose.py, composition/*): exact values.
 
 The task results are shaped as Ansible registers them under ``failed_when: false`` (``failed: false``
 and ``failed_when_result: false`` even when the module failed) or ``skipped``; the canary's cgroups
@@ -111,7 +111,7 @@ def test_nothing_read_is_none_and_a_canary_without_uid_has_no_findings():
 @pytest.mark.parametrize("result, expected", [
     (registered(node="n1", ready=True, mismatches=[]), {"verified": True, "message": "/configz matches the plan"}),
     # kubelet_verify failed; under failed_when: false its result reads failed: false, with mismatches [] (it never read /configz)
-    # and the msg the VerifyError gave (_transition/ready.py), as the placement_evidence role test shows for real.
+    # and the msg the VerifyError gave (_transition/ready.py), as the evidence role test shows for real.
     (registered(node="n1", ready=False, mismatches=[], configz={},
                 msg="verify n1: not Ready and healthy for 5s in a row within 0s; last seen: Ready=Unknown (NodeStatusUnknown: Kubelet stopped posting)"),
      {"verified": False,
