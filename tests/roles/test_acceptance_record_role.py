@@ -51,7 +51,7 @@ def test_adopt_then_a_driver_change_reads_revalidate(tmp_path):
 
 
 def test_the_placement_evidence_fact_as_it_is_keeps_its_config_diff(tmp_path):
-    """acceptance_record_evidence holds baseline_config and target_config (the placement_evidence role's fact as it is): the record's
+    """acceptance_record_evidence holds baseline_config and target_config (the evidence role's fact as it is): the record's
     config diff is theirs without acceptance_record_baseline_config / _target_config given, and those still win when given."""
     facts = ri.h200_facts()
     inputs = ri.full_inputs(str(tmp_path / "tree"), facts)
