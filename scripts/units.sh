@@ -4,7 +4,9 @@
 # (a folder needs its trailing slash; no argument: every unit test, as `make unit` does).
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
-tmp="$(mktemp -d /tmp/numa-gate-units.XXXXXX)"
+# Under .build, so that tests find ../shared by walking up from their own file, as under `make unit`.
+mkdir -p "$repo/.build"
+tmp="$(mktemp -d "$repo/.build/units.XXXXXX")"
 trap 'rm -rf "$tmp"' EXIT
 tree="$tmp/ansible_collections/gpusmith/numa_gate"
 mkdir -p "$tree"
