@@ -237,6 +237,7 @@ from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import connection_spec
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_files import confine
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import steps
 
 # The action's (plugins/action/kube_node.py), the connection options first (module_utils/_kube_api/connection_spec.py).
 ARGUMENT_SPEC = {
@@ -253,12 +254,10 @@ ARGUMENT_SPEC = {
     "disable_eviction": {"type": "bool", "default": False},
     "journal": {"type": "dict", "options": {
         "transition": {"type": "str", "required": True},
-        "step": {"type": "str", "required": True, "choices": ["baseline", "decide", "cordon", "drain", "stop", "state", "config", "start", "verify",
-                                                              "uncordon", "restore"]},
+        "step": {"type": "str", "required": True, "choices": list(steps.NAMES)},
         "state_dir": {"type": "path", "default": confine.DEFAULT_STATE_DIR},
         "events": {"type": "list", "elements": "dict", "default": [], "options": {
-            "step": {"type": "str", "required": True, "choices": ["baseline", "decide", "cordon", "drain", "stop", "state", "config", "start",
-                                                                  "verify", "uncordon", "restore"]},
+            "step": {"type": "str", "required": True, "choices": list(steps.NAMES)},
             "event": {"type": "str", "required": True, "choices": ["started", "finished"]},
             "outcome": {"type": "str", "choices": ["ok", "changed", "skipped", "failed"]},
             "changed": {"type": "dict"},

@@ -17,6 +17,8 @@ from __future__ import annotations
 import datetime
 import re
 
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import steps
+
 SCHEMA_VERSION = 1
 OUTCOMES = ("converged", "restored", "failed-closed", "failed-open")
 TARGETS = ("enable", "rollback")
@@ -62,9 +64,9 @@ def journal_target(entries):
 def ends(entries):
     """The last event when it ends the transition, else None.
 
-    These are the events after which the role only keeps the record and closes the transition:
-    ``uncordon`` finished (it went through), ``restore`` finished (it was put back), ``drain``
-    finished ``failed`` (nothing on the node was changed). The record is kept before the pointer is
+    These are the events after which the role only keeps the record and closes the transition
+    (`steps.ends`, the step table's rule): ``uncordon`` finished (it went through), ``restore``
+    finished (it was put back), ``drain`` finished ``failed`` (nothing on the node was changed). The record is kept before the pointer is
     removed, so that a run killed between the two loses nothing: such a transition is recorded as
     closed at that event, and a note says its pointer was still there.
     """
@@ -73,10 +75,7 @@ def ends(entries):
     last = entries[-1]
     if last.get("event") != "finished":
         return None
-    outcome = last.get("outcome")
-    if (last["step"] in ("uncordon", "restore") and outcome != "failed") or (last["step"] == "drain" and outcome == "failed"):
-        return last
-    return None
+    return last if steps.ends(last["step"], last.get("outcome")) else None
 
 
 def _steps(entries):

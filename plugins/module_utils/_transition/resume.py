@@ -27,12 +27,15 @@ The windows this closes (docs/transition.md, "Killed runs"):
   can have been scheduled there since, so the drain is not done again.
 
 A step the journal says failed, or any restore, resumes nothing: the run goes through every step
-again, each of which is idempotent.
+again, each of which is idempotent. Which steps a skip covers, after which event, which step resumes
+nothing and which events end the transition are the step table's (`steps`: each row's ``resume``
+and ``ends``, and `steps.ends`).
 """
 
 from __future__ import annotations
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base.errors import NumaGateError
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import steps as step_table
 
 _DONE = ("ok", "changed", "skipped")
 
@@ -54,10 +57,7 @@ def _ended(summary, steps):
     last = summary.get("last_finished") if steps else None
     if last is None or summary.get("in_progress") is not None:
         return None
-    outcome = steps.get(last, {}).get("outcome")
-    if (last in ("uncordon", "restore") and outcome != "failed") or (last == "drain" and outcome == "failed"):
-        return last
-    return None
+    return last if step_table.ends(last, steps.get(last, {}).get("outcome")) else None
 
 
 def _bool(value, what):
@@ -105,7 +105,7 @@ def plan(summary, resumed, unschedulable_now, target_in_place):
                            "it (the run that sent the cordon was killed before it recorded it): the cordon is this transition's")
     else:
         cordoned = False
-    restored = "restore" in steps
+    restored = any(name in steps for name in step_table.RESUMES_NOTHING_STEPS)
     ended = _ended(summary, steps)
     done = ended == "uncordon"
     if done:
@@ -113,12 +113,13 @@ def plan(summary, resumed, unschedulable_now, target_in_place):
     elif ended:
         reasons.append("the journal says the transition ended with %s (%s) before the run was killed: its record is kept and it is "
                        "closed" % (ended, "the node was put back" if ended == "restore" else "the drain failed, nothing was changed"))
-    skip_kubelet = not ended and not restored and _finished(steps, "start") and target_in_place
-    if skip_kubelet:
-        reasons.append("the journal says the kubelet was started on the target and the node's files still hold it: it is not stopped "
-                       "and started again, only verified")
-    skip_drain = not ended and not restored and _finished(steps, "drain") and unschedulable_now
-    if skip_drain:
-        reasons.append("the journal says the drain finished and the node is still unschedulable: it is not drained again")
-    return {"unschedulable_before": before, "cordons": not before, "cordoned": cordoned, "ended": ended, "done": done, "skip_drain": skip_drain,
-            "skip_kubelet": skip_kubelet, "reasons": reasons}
+    holds = {"target_in_place": target_in_place, "unschedulable_now": unschedulable_now}
+    skips = {}
+    for rule in step_table.RESUME_RULES:
+        skips[rule.flag] = not ended and not restored and _finished(steps, rule.after) and holds[rule.holds]
+        if skips[rule.flag]:
+            reasons.append(rule.reason)
+    answer = {"unschedulable_before": before, "cordons": not before, "cordoned": cordoned, "ended": ended, "done": done}
+    answer.update(sorted(skips.items()))
+    answer["reasons"] = reasons
+    return answer

@@ -26,6 +26,7 @@ import stat
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import fileio as _fileio
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_files import atomic, locks
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import steps as _steps
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.journal import lines as journal_lines
 
 JOURNAL = "journal.jsonl"
@@ -176,8 +177,8 @@ def summary(entries):
             "failed": [step for step, state in steps.items() if state.get("outcome") == "failed"]}
 
 
-def recorded_files(entries, steps=("state", "config")):
-    """[{path, backup}] that ``steps`` recorded (``changed.files``), the first record of each path.
+def recorded_files(entries, steps=_steps.FILE_STEPS):
+    """[{path, backup}] that ``steps`` (default: the step table's rows with ``files``: state, config) recorded (``changed.files``), the first record of each path.
 
     A step records, when it starts, the files it is about to create (``backup: null``), and when it
     finishes, the backups it made.

@@ -19,8 +19,9 @@ import re
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import fileio as _fileio
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_files import atomic
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import steps as _steps
 
-STEPS = ("baseline", "decide", "cordon", "drain", "stop", "state", "config", "start", "verify", "uncordon", "restore")
+STEPS = _steps.NAMES  # the step table's names (_transition/steps.py)
 EVENTS = ("started", "finished")
 OUTCOMES = ("ok", "changed", "skipped", "failed")
 EXAMPLE_TIME = "2026-12-01T09:00:00.000000Z"

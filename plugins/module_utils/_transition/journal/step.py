@@ -27,6 +27,7 @@ from __future__ import annotations
 import os
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_files import atomic, confine
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import steps as _steps
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.journal import journal, transitions
 
 _OPTIONS = {
@@ -43,12 +44,12 @@ _EVENTS = {"type": "list", "elements": "dict", "default": [], "options": {
 ARGUMENT_SPEC = {"journal": {"type": "dict", "options": dict(_OPTIONS, events=_EVENTS)}}
 CONTROLLER_ARGUMENT_SPEC = ARGUMENT_SPEC
 # Steps whose node-side part follows a wait on the controller (verify: Ready and stable, right after the start): they
-# record only their end, and the record takes their start from the event before.
-FINISHED_ONLY = ("verify",)
-# The kube_node states that journal, and the step each is. The cordon does not: a run killed right after its PATCH
-# must leave no cordon event (the decide event's intent says whose cordon it is), so its finished event goes with
-# the next task's run (the drain's, in ``events``).
-CONTROLLER_STEPS = {"drained": "drain", "uncordoned": "uncordon"}
+# record only their end, and the record takes their start from the event before (the step table's rows).
+FINISHED_ONLY = _steps.FINISHED_ONLY
+# The kube_node states that journal, and the step each is (the rows' journal_state). The cordon does not: a run killed
+# right after its PATCH must leave no cordon event (the decide event's intent says whose cordon it is), so its finished
+# event goes with the next task's run (the drain's, in ``events``).
+CONTROLLER_STEPS = _steps.CONTROLLER_STEPS
 
 
 class StepJournal:
@@ -118,8 +119,11 @@ def controller_events(options, state, result=None):
     if options["step"] != step:
         raise atomic.NodeStateError("journal step %s does not match state %s (that records %s)" % (options["step"], state, step))
     earlier = [dict((key, value) for key, value in event.items() if value is not None) for event in options.get("events") or []]
-    if step == "drain":
-        return earlier + [{"step": "drain", "event": "started"}] if result is None else []
+    # Which of its events the kube_node task writes: the step table's started_by and finished_by.
+    row = _steps.BY_NAME[step]
+    starts = "kube_node" in row.started_by
     if result is None:
+        return earlier + [{"step": step, "event": "started"}] if starts else []
+    if "kube_node" not in row.finished_by:
         return []
-    return earlier + [{"step": "uncordon", "event": "finished", "outcome": "changed" if result.get("changed") else "ok"}]
+    return ([] if starts else earlier) + [{"step": step, "event": "finished", "outcome": "changed" if result.get("changed") else "ok"}]
