@@ -95,7 +95,7 @@ def host_vars(root, layout, artifacts, python):
         "numa_gate_artifacts_dir": artifacts,
         "topology_root": root,
         "topology_gpu_source": "sysfs",
-        # The shared layout setting (roles/settings): the plan and the render read the same files.
+        # The shared layout setting (roles/numa_gate): the plan and the render read the same files.
         "numa_gate_kubelet_layout": {"path": os.path.join(layout, "var/lib/kubelet/config.yaml"),
                                      "config_dir": os.path.join(layout, "etc/kubernetes/kubelet.conf.d"),
                                      "dropin_name": "50-numa-gate.conf",

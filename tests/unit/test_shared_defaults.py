@@ -1,7 +1,7 @@
 # Copyright: (c) 2026, GPU Smith
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Each shared default is one Python constant; its literal copies (the doc fragments, which ansible-doc reads as text,
-and roles/settings/defaults/main.yml, the roles' one default) and every module's argument spec must equal it."""
+and roles/numa_gate/defaults/main.yml, the roles' one default) and every module's argument spec must equal it."""
 
 from __future__ import annotations
 
