@@ -12,4 +12,5 @@ Import the submodules explicitly; this file holds only this map.
 - ``record_read``: A node's transition record read from its journal and backups, on the node (read-only).
 - ``restore_plan``: Putting back what a transition replaced or removed: find every file, check every backup, then write.
 - ``resume``: What a resumed transition still has to do, and whose cordon it is: read from its journal.
+- ``steps``: The transition's step table: one row per step (side, who journals it, when a resumed run skips it, whether it ends the transition).
 """

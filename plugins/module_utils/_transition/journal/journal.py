@@ -178,7 +178,9 @@ def summary(entries):
 
 
 def recorded_files(entries, steps=_steps.FILE_STEPS):
-    """[{path, backup}] that ``steps`` (default: the step table's rows with ``files``: state, config) recorded (``changed.files``), the first record of each path.
+    """[{path, backup}] that ``steps`` recorded (``changed.files``), the first record of each path.
+
+    ``steps`` defaults to the step table's rows with ``files`` (state, config).
 
     A step records, when it starts, the files it is about to create (``backup: null``), and when it
     finishes, the backups it made.

@@ -120,7 +120,6 @@ def test_each_resume_rule_is_the_when_of_its_rows_task_files():
 
 
 def test_the_table_gives_the_values_the_copies_it_replaced_held():
-    assert steps.NAMES == ("baseline", "decide", "cordon", "drain", "stop", "state", "config", "start", "verify", "uncordon", "restore")
     assert lines.STEPS == journal.STEPS == steps.NAMES
     assert step_journal.FINISHED_ONLY == steps.FINISHED_ONLY == ("verify",)
     assert step_journal.CONTROLLER_STEPS == steps.CONTROLLER_STEPS == {"drained": "drain", "uncordoned": "uncordon"}
