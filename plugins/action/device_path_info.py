@@ -15,13 +15,12 @@ from ansible.module_utils.common.yaml import yaml_load
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base.errors import NumaGateError
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._device_path import read as device_path
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan import locality
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import api as kube_api
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import connection
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import connection, connection_spec
 from ansible_collections.gpusmith.numa_gate.plugins.plugin_utils.api_action import NodeApiAction
 
 ARGUMENT_SPEC = {
     **connection.ARGUMENT_SPEC,
-    "request_timeout": {"type": "float", "default": kube_api.REQUEST_TIMEOUT},
+    "request_timeout": connection_spec.REQUEST_TIMEOUT_SPEC,
     "node": {"type": "str", "required": True},
     "topology": {"type": "dict"},
     "oracle": {"type": "dict"},

@@ -18,13 +18,13 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import k8
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base.errors import NumaGateError
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.journal import step as step_journal
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import api as kube_api
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import connection
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import connection, connection_spec
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.api import node as kube_node
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api.outcome import outcome
 
 ARGUMENT_SPEC = {
     **connection.ARGUMENT_SPEC,
-    "request_timeout": {"type": "float", "default": kube_api.REQUEST_TIMEOUT},
+    "request_timeout": connection_spec.REQUEST_TIMEOUT_SPEC,
     "node": {"type": "str", "required": True},
     "state": {"type": "str", "required": True, "choices": list(kube_node.STATES)},
     "timeout": {"type": "int", "default": 300},

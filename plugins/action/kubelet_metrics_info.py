@@ -7,7 +7,7 @@ from __future__ import annotations
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import metrics
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import metrics_fetch
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import api as kube_api
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import connection
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import connection, connection_spec
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api.outcome import outcome
 from ansible_collections.gpusmith.numa_gate.plugins.plugin_utils.api_action import NodeApiAction
 
@@ -15,7 +15,7 @@ ARGUMENT_SPEC = {
     "node": {"type": "str", "required": True},
     **connection.ARGUMENT_SPEC,
     "previous": {"type": "dict"},
-    "request_timeout": {"type": "float", "default": kube_api.REQUEST_TIMEOUT},
+    "request_timeout": connection_spec.REQUEST_TIMEOUT_SPEC,
 }
 
 

@@ -22,7 +22,7 @@ from ansible.utils.display import Display
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base.errors import NumaGateError
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import secrets
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import api as kube_api
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import connection
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import connection, connection_spec
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import decision
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.api import ready
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api.outcome import outcome
@@ -30,7 +30,7 @@ from ansible_collections.gpusmith.numa_gate.plugins.plugin_utils.api_action impo
 
 ARGUMENT_SPEC = {
     **connection.ARGUMENT_SPEC,
-    "request_timeout": {"type": "float", "default": kube_api.REQUEST_TIMEOUT},
+    "request_timeout": connection_spec.REQUEST_TIMEOUT_SPEC,
     "node": {"type": "str", "required": True},
     "expect": {"type": "dict", "default": {}},
     "timeout": {"type": "int", "default": 180},

@@ -14,13 +14,12 @@ from ansible.utils.display import Display
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import shape_check as S
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base.errors import NumaGateError
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._rehearsal import wait as rehearsal_wait
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import api as kube_api
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import connection
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import connection, connection_spec
 from ansible_collections.gpusmith.numa_gate.plugins.plugin_utils.api_action import NodeApiAction
 
 ARGUMENT_SPEC = {
     **connection.ARGUMENT_SPEC,
-    "request_timeout": {"type": "float", "default": kube_api.REQUEST_TIMEOUT},
+    "request_timeout": connection_spec.REQUEST_TIMEOUT_SPEC,
     "node": {"type": "str", "required": True},
     "before": {"type": "dict"},
     "timeout": {"type": "int", "default": 300},

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison import load as service_load
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import api as kube_api
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import connection
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import connection, connection_spec
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import urls
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api.outcome import outcome
 from ansible_collections.gpusmith.numa_gate.plugins.plugin_utils.api_action import ControllerAction
@@ -23,7 +23,7 @@ ARGUMENT_SPEC = {
     "result_file": {"type": "str"},
     "max_result_bytes": {"type": "int", "default": 16 * 1024 * 1024},
     **connection.ARGUMENT_SPEC,
-    "request_timeout": {"type": "float", "default": kube_api.REQUEST_TIMEOUT},
+    "request_timeout": connection_spec.REQUEST_TIMEOUT_SPEC,
     "poll": {"type": "float", "default": 2.0},
 }
 

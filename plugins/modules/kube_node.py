@@ -242,7 +242,7 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition imp
 # The action's (plugins/action/kube_node.py), the connection options first (module_utils/_kube_api/connection_spec.py).
 ARGUMENT_SPEC = {
     **connection_spec.ARGUMENT_SPEC,
-    "request_timeout": {"type": "float", "default": 30},
+    "request_timeout": connection_spec.REQUEST_TIMEOUT_SPEC,
     "node": {"type": "str", "required": True},
     "state": {"type": "str", "required": True, "choices": ["cordoned", "drained", "uncordoned"]},
     "timeout": {"type": "int", "default": 300},

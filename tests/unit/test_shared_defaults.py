@@ -9,7 +9,9 @@ import os
 
 import yaml
 
+from ansible_collections.gpusmith.numa_gate.plugins.doc_fragments import kube_api as kube_api_fragment
 from ansible_collections.gpusmith.numa_gate.plugins.doc_fragments import kubelet_layout, node_state, transition_journal
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import connection_spec
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import layout
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_files import confine
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.journal import step as step_journal
@@ -20,7 +22,7 @@ LAYOUT = {"path": "/var/lib/kubelet/config.yaml", "config_dir": "/etc/kubernetes
 
 
 def _settings():
-    with open(os.path.join(ansible_run.REPO, "roles", "settings", "defaults", "main.yml"), encoding="utf-8") as handle:
+    with open(os.path.join(ansible_run.REPO, "roles", "numa_gate", "defaults", "main.yml"), encoding="utf-8") as handle:
         return yaml.safe_load(handle)
 
 
@@ -45,3 +47,20 @@ def test_the_state_dir_doc_fragments_and_argument_specs_state_the_constant():
     journal = yaml.safe_load(transition_journal.ModuleDocFragment.DOCUMENTATION)["options"]
     assert [option["suboptions"]["state_dir"]["default"] for option in journal.values()] == [confine.DEFAULT_STATE_DIR]
     assert step_journal.ARGUMENT_SPEC["journal"]["options"]["state_dir"]["default"] == confine.DEFAULT_STATE_DIR
+
+
+def test_the_api_request_timeout_is_one_constant():
+    """The client's default, every API-facing action's and documentation stub's argument spec, and the kube_api doc fragment."""
+    assert connection_spec.REQUEST_TIMEOUT == 30
+    documented = yaml.safe_load(kube_api_fragment.ModuleDocFragment.DOCUMENTATION)["options"]["request_timeout"]
+    assert documented["default"] == connection_spec.REQUEST_TIMEOUT
+    seen = 0
+    for folder in ("action", "modules"):
+        for name in sorted(n for n in os.listdir(os.path.join(ansible_run.REPO, "plugins", folder)) if n.endswith(".py")):
+            with open(os.path.join(ansible_run.REPO, "plugins", folder, name), encoding="utf-8") as handle:
+                text = handle.read()
+            if '"request_timeout":' in text:
+                seen += 1
+                assert '"request_timeout": connection_spec.REQUEST_TIMEOUT_SPEC,' in text, name
+    # six actions and the four documentation stubs that declare the option
+    assert seen == 10

@@ -32,13 +32,13 @@ import urllib.parse
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import k8s_names as _k8s_names
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base.errors import NumaGateError
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base.fileio import parse_json
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import connection
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import connection, connection_spec
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import kubeconfig as _kubeconfig
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import answers as shapes, transport, urls
 
 HAS_KUBERNETES = _kubeconfig.HAS_KUBERNETES
 STRATEGIC_MERGE = "application/strategic-merge-patch+json"
-REQUEST_TIMEOUT = 30
+REQUEST_TIMEOUT = connection_spec.REQUEST_TIMEOUT
 MAX_ANSWER_BYTES = 16 * 1024 * 1024
 MAX_PROXY_BYTES = {"healthz": 64 * 1024, "configz": 1024 * 1024, "metrics": 32 * 1024 * 1024}
 ATTEMPTS = 4

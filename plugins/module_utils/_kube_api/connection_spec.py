@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """kubernetes.core's connection options as an argument spec, with no imports.
 
-Public: `OPTIONS`, `ARGUMENT_SPEC`, `ALIASES`.
+Public: `OPTIONS`, `ARGUMENT_SPEC`, `ALIASES`, `REQUEST_TIMEOUT`, `REQUEST_TIMEOUT_SPEC`.
 
 `connection` checks them; the module files of the API-facing actions (which are imported where
 only the node's Python and its libraries are, so never `connection` and its kubernetes client)
@@ -23,4 +23,8 @@ ARGUMENT_SPEC = {
     "validate_certs": {"type": "bool", "aliases": ["verify_ssl"]},
     "proxy": {"type": "str"},
 }
+# Seconds one API request may take in all: the one default, read by the client (api.connect) and by every
+# API-facing action's argument spec (and checked against the kube_api doc fragment by a unit test).
+REQUEST_TIMEOUT = 30
+REQUEST_TIMEOUT_SPEC = {"type": "float", "default": REQUEST_TIMEOUT}
 ALIASES = frozenset(alias for spec in ARGUMENT_SPEC.values() for alias in spec.get("aliases", ()))

@@ -1,6 +1,6 @@
 # Copyright: (c) 2026, GPU Smith
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Fixtures for the _transition tests: the API server double, a client for it, a fake kubelet, a fake clock.
+"""Fixtures for the API client's and the transition's tests (_kube_api, _transition): the API server double, a client for it, a fake kubelet, a fake clock.
 
 The double's modules import each other as the top-level package ``apiserver`` (tests/doubles on
 sys.path, as its own tests run), so that folder is put on sys.path here.
@@ -14,7 +14,7 @@ import threading
 
 import pytest
 
-DOUBLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..", "doubles")
+DOUBLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "doubles")
 if os.path.abspath(DOUBLES) not in sys.path:
     sys.path.insert(0, os.path.abspath(DOUBLES))
 
