@@ -91,11 +91,14 @@ def test_the_service_comparison_job_takes_the_shared_kubeconfig(double, tmp_path
         "numa_gate_kubeconfig": double.write_kubeconfig(tmp_path / "kubeconfig"),
         "service_comparison_baseline": {"target_url": "http://127.0.0.1:9/baseline", "prometheus_url": "http://127.0.0.1:9"},
         "service_comparison_canary": {"target_url": "http://127.0.0.1:9/canary", "prometheus_url": "http://127.0.0.1:9"},
-        "service_comparison_job": JOB, "service_comparison_repetitions": 1, "service_comparison_timeout": 2,
+        "service_comparison_job": JOB, "service_comparison_repetitions": 3, "service_comparison_timeout": 2,
         "service_comparison_poll": 0.2, "service_comparison_result_dir": str(tmp_path)})
     assert done.returncode == 2
     [(name, outcome)] = failed(result)
     assert name.startswith("gpusmith.numa_gate.service_comparison : Run the load, the measured part: baseline repetition 1")
     # The Job was created on the double (through the kubeconfig set through numa_gate_kubeconfig), ran past the 2 s and was removed.
     assert ("POST", "/apis/batch/v1/namespaces/default/jobs") in double.requests
-    assert outcome["msg"], outcome
+    assert outcome["msg"] == ("the load generator failed for baseline repetition 1 (window 1, the measured part): ran past its 2 s timeout "
+                              "and was stopped (the Job deleted with its pods); Job default/load-baseline-1-baseline-1; log tail: (empty)")
+    assert ("DELETE", "/apis/batch/v1/namespaces/default/jobs/load-baseline-1-baseline-1") in [
+        (method, path.split("?", 1)[0]) for method, path in double.requests]
