@@ -43,7 +43,7 @@ def test_the_canary_evidence_sources_are_read_by_the_evidence_criterion():
 
 def test_the_role_hands_the_composition_every_read_a_source_takes():
     """A read the role does not pass is composed as not asked (null): a source added without its read in the role would be silence."""
-    with open(os.path.join(ansible_run.REPO, "roles", "placement_evidence", "tasks", "main.yml"), encoding="utf-8") as handle:
+    with open(os.path.join(ansible_run.REPO, "roles", "evidence", "tasks", "main.yml"), encoding="utf-8") as handle:
         tasks = yaml.safe_load(handle)
     composing = [task for task in tasks if "evidence_result" in (task.get("ansible.builtin.set_fact") or {})]
     assert len(composing) == 1
