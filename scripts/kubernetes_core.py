@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Put kubernetes.core where ansible.cfg's collections_path looks, from PyPI, without Galaxy.
 
 The collection depends on kubernetes.core (galaxy.yml). `make plan` must not install the whole
@@ -134,7 +133,7 @@ def extract(wheel, target):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n", maxsplit=1)[0])
     parser.add_argument("--requirements", default="requirements-test.txt", help="where the ansible==<version> pin is")
     parser.add_argument("--pip", default=os.path.join(".venv", "bin", "pip"), help="the pip that downloads")
     parser.add_argument("--cache", default=os.path.join(".build", "wheels"), help="where the wheel is kept")

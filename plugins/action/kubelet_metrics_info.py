@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import metrics
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import metrics_fetch
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import api as kube_api
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import connection, connection_spec
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api.outcome import outcome
 from ansible_collections.gpusmith.numa_gate.plugins.plugin_utils.api_action import NodeApiAction

@@ -21,7 +21,6 @@ from ansible.utils.display import Display
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base.errors import NumaGateError
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import secrets
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import api as kube_api
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import connection, connection_spec
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import decision
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.api import ready

@@ -50,6 +50,7 @@ WATCHED = ("kubelet", "kernel", "driver", "node_image", "device_plugin", "worklo
 ALLOCATIONS_METRIC = "resource_manager_allocations_total"
 ERRORS_METRIC = "resource_manager_allocation_errors_total"
 
+
 class Criterion(object):
     """One criterion of the verdict (see the module docstring)."""
 

@@ -142,7 +142,7 @@ def instant_query(url, query, at, timeout=DEFAULT_TIMEOUT, max_bytes=DEFAULT_MAX
     data = answer.get("data") or {}
     if not isinstance(data, dict) or data.get("resultType") != "vector":
         raise ServiceComparisonError("Prometheus answered %s with a %s, not a vector"
-                                   % (query, data.get("resultType") if isinstance(data, dict) else type(data).__name__))
+                                     % (query, data.get("resultType") if isinstance(data, dict) else type(data).__name__))
     return data.get("result") or []
 
 

@@ -146,6 +146,7 @@ def test_a_window_without_its_parts_is_refused():
     windows = service_runs.plan(settings(warmup_seconds=30))
     with pytest.raises(ServiceComparisonError, match=r"^windows\[0\] planned a warmup but has no warmup_window \(service_window's window of the warmup\)$"):
         service_runs.compare(_done(windows, warmup=False), [])
-    with pytest.raises(ServiceComparisonError, match=r"^windows\[1\] must be a mapping with plan, load \(service_load's result\) and window "
-                                                   r"\(service_window's\), got \['plan'\]$"):
+    wrong = (r"^windows\[1\] must be a mapping with plan, load \(service_load's result\) and window "
+             r"\(service_window's\), got \['plan'\]$")
+    with pytest.raises(ServiceComparisonError, match=wrong):
         service_runs.compare([_done(windows)[0], {"plan": {}}], [])
