@@ -13,7 +13,7 @@ import pytest
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.placement import read as placement
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.placement import usage
-from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._evidence.evidence_procs import Child, KubeletCgroups
+from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._evidence.placement.evidence_procs import Child, KubeletCgroups
 
 ONLINE = sorted(os.sched_getaffinity(0))
 TOUCH = 64 * 1024 * 1024

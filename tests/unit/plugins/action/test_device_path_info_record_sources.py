@@ -20,7 +20,7 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.errors 
 from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.action import in_process
 from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._device_path import device_path_cases as C
 from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._record import record_inputs as ri
-from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._record import test_device_path_record as device_path_record
+from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._record import test_record_device_path as device_path_record
 
 SINCE = "since the record that accepted this node (adopt): repeat the acceptance procedure (canary, workload, rollback) on this node"
 

@@ -18,7 +18,7 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_compar
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.errors import RecordError
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.errors import ServiceComparisonError
 from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._service_comparison import runs_cases as service_runs
-from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._service_comparison import test_worked_example as worked
+from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._service_comparison import test_compare_worked_example as worked
 from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._record import record_inputs as ri
 
 SVG = "{http://www.w3.org/2000/svg}"

@@ -13,7 +13,7 @@ import re
 
 import pytest
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
 MODULE_UTILS = os.path.join(REPO, "plugins", "module_utils")
 ENTRY = re.compile(r"^- ``([^`]+)``: (.*)$", re.MULTILINE)
 
