@@ -1,7 +1,8 @@
 # Copyright: (c) 2026, GPU Smith
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The transition's API calls against real hostile servers on 127.0.0.1: node names, answers of the wrong shape (the deadlines,
-size bounds, kubeconfig and masking of the client itself: _kube_api/test_transport.py).
+"""The API client's calls the transition makes (api.py) against real hostile servers on 127.0.0.1: node names, answers of the
+wrong shape (the deadlines, size bounds, kubeconfig and masking of the client itself: test_transport.py; /configz of the wrong
+shape: _transition/api/test_configz.py).
 
 Each case runs the real kubernetes client's loader and the collection's transport against a server
 in a thread (hostile.py) that never answers, trickles a byte every 2 s, sends a body that never
@@ -16,7 +17,6 @@ import pytest
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import k8s_names as _k8s_names
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import api as kube_api
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.api import configz
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import transport
 from ansible_collections.gpusmith.numa_gate.tests.unit import tree_state
 from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._transition import hostile
@@ -184,18 +184,3 @@ def test_an_error_body_of_any_shape_is_a_named_api_error(tmp_path, serve):
         api = connect(tmp_path, server.url)
         message, _took = timed_refusal(tmp_path, lambda: api.get_node("n1"))  # pylint: disable=cell-var-from-loop
         assert message == expected
-
-
-def test_configz_of_the_wrong_shape_or_depth_is_named():
-    with pytest.raises(configz.ConfigzError) as caught:
-        configz.parse("[" * 100000 + "]" * 100000, "n1")
-    assert str(caught.value) == "verify n1: /configz did not answer JSON: %r" % ("[" * 200)
-    with pytest.raises(configz.ConfigzError) as caught:
-        configz.parse('{"kubeletconfig": ' + "[" * 120 + "]" * 120 + "}", "n1")
-    assert str(caught.value) == "verify n1: /configz answered lists and objects nested more than 100 levels deep; not read"
-    config = configz.parse('{"kubeletconfig": {"reservedMemory": [{"numaNode": 0, "limits": ["1Gi"]}, {"numaNode": 0, "limits": {"memory": {}}},'
-                           ' {"numaNode": 0, "limits": {"memory": NaN}}], "kubeReserved": {"memory": []}}}', "n1")
-    mismatches = configz.compare({"reservedMemory": [{"numaNode": 0, "limits": {"memory": "1Gi"}}], "kubeReserved": {"memory": "1Gi"},
-                                  5: "x"}, config)
-    assert [m["field"] for m in mismatches] == ["5", "kubeReserved", "reservedMemory"]
-    assert configz.describe(mismatches).startswith('5: expected "x", /configz shows nothing; kubeReserved: expected {"memory": "1Gi"}')

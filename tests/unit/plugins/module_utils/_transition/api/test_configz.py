@@ -57,3 +57,18 @@ def test_parse_reads_kubeletconfig_and_names_bad_answers():
 def test_describe():
     assert configz.describe([{"field": "a", "expected": "x", "actual": None}, {"field": "b", "expected": 1, "actual": 2}]) == (
         'a: expected "x", /configz shows nothing; b: expected 1, /configz shows 2')
+
+
+def test_configz_of_the_wrong_shape_or_depth_is_named():
+    with pytest.raises(configz.ConfigzError) as caught:
+        configz.parse("[" * 100000 + "]" * 100000, "n1")
+    assert str(caught.value) == "verify n1: /configz did not answer JSON: %r" % ("[" * 200)
+    with pytest.raises(configz.ConfigzError) as caught:
+        configz.parse('{"kubeletconfig": ' + "[" * 120 + "]" * 120 + "}", "n1")
+    assert str(caught.value) == "verify n1: /configz answered lists and objects nested more than 100 levels deep; not read"
+    config = configz.parse('{"kubeletconfig": {"reservedMemory": [{"numaNode": 0, "limits": ["1Gi"]}, {"numaNode": 0, "limits": {"memory": {}}},'
+                           ' {"numaNode": 0, "limits": {"memory": NaN}}], "kubeReserved": {"memory": []}}}', "n1")
+    mismatches = configz.compare({"reservedMemory": [{"numaNode": 0, "limits": {"memory": "1Gi"}}], "kubeReserved": {"memory": "1Gi"},
+                                  5: "x"}, config)
+    assert [m["field"] for m in mismatches] == ["5", "kubeReserved", "reservedMemory"]
+    assert configz.describe(mismatches).startswith('5: expected "x", /configz shows nothing; kubeReserved: expected {"memory": "1Gi"}')
