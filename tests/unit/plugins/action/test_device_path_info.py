@@ -1,19 +1,16 @@
 # Copyright: (c) 2026, GPU Smith
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The device_path_info action end to end: the real kubernetes client against the API server TEST DOUBLE
-(tests/doubles/apiserver) seeded with a node's device path, in-process and through the real ``ansible``."""
+(tests/doubles/apiserver) seeded with a node's device path, in-process (through the real ``ansible``: tests/playbooks/test_device_path_info_adhoc.py)."""
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 
 import pytest
 
 from ansible_collections.gpusmith.numa_gate.plugins.action import device_path_info as action_file
 from ansible_collections.gpusmith.numa_gate.plugins.modules import device_path_info as module_file
-from ansible_collections.gpusmith.numa_gate.tests.unit import ansible_run
 from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.action import in_process
 from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._device_path import device_path_cases as C
 
@@ -140,18 +137,6 @@ def test_bad_arguments_are_failed_results_naming_the_rule(kubeconfig):
 def test_a_node_the_api_does_not_know_fails_with_the_apis_message(double, kubeconfig):
     result = run_in_process({"kubeconfig": kubeconfig, "node": "gpu-9", "oracle": C.oracle()})
     assert (result["failed"], result["msg"]) == (True, 'nodes "gpu-9" not found')
-
-
-def test_through_ansible_the_result_is_the_same(double, kubeconfig, tmp_path):
-    seed(double)
-    args = json.dumps({"kubeconfig": kubeconfig, "node": "gpu-1", "topology": C.facts(), "allocatable": ALLOCATABLE})
-    argv = [os.path.join(ansible_run.BIN, "ansible"), "localhost", "-i", "localhost,", "-c", "local", "-m", "gpusmith.numa_gate.device_path_info",
-            "-a", args, "-e", "ansible_python_interpreter=%s" % ansible_run.PYTHON]
-    done = subprocess.run(argv, cwd=ansible_run.REPO, env=ansible_run.environment(tmp_path), capture_output=True, text=True, timeout=120, check=False)
-    assert done.returncode == 0, done.stdout + done.stderr
-    result = json.loads(done.stdout[done.stdout.index("{"):])["plays"][0]["tasks"][0]["hosts"]["localhost"]
-    assert result["summary"] == {"agree": 4, "disagree": 2, "unknown": 2}
-    assert result["versions"] == {"gpu_device_plugin": "v0.18.0", "dra_kubelet_plugin": "v25.12.0", "sriov_device_plugin": "v3.9.0"}
 
 
 def test_the_module_file_documents_the_action():

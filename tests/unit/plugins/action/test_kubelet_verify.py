@@ -1,6 +1,6 @@
 # Copyright: (c) 2026, GPU Smith
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The kubelet_verify action plugin: through real Ansible (progress lines, the JSON result) and in-process."""
+"""The kubelet_verify action plugin in-process (through the real ``ansible``: tests/playbooks/test_kubelet_verify_adhoc.py)."""
 
 from __future__ import annotations
 
@@ -58,25 +58,6 @@ def fixture_kubeconfig(double, tmp_path):
 
 def run_in_process(args, check_mode=False):
     return in_process.run(action_file, args, check_mode)
-
-
-def test_verify_through_ansible_prints_progress_and_returns_configz_masked(kubeconfig, tmp_path):
-    env = ansible_run.environment(tmp_path)
-    args = json.dumps({"kubeconfig": kubeconfig, "node": "n1", "stable_s": 2, "poll": 1, "timeout": 30,
-                       "expect": {"cpuManagerPolicy": "static", "reservedMemory": [{"numaNode": 0, "limits": {"memory": "1Gi"}}]}})
-    argv = [os.path.join(ansible_run.BIN, "ansible"), "localhost", "-i", "localhost,", "-c", "local", "-m", "gpusmith.numa_gate.kubelet_verify",
-            "-a", args, "-e", "ansible_python_interpreter=%s" % ansible_run.PYTHON]
-    done = subprocess.run(argv, cwd=ansible_run.REPO, env=env, capture_output=True, text=True, timeout=120, check=False)
-    assert done.returncode == 0, done.stdout + done.stderr
-    start = done.stdout.index("\n{") + 1
-    lines = done.stdout[:start].splitlines()
-    result = json.loads(done.stdout[start:])["plays"][0]["tasks"][0]["hosts"]["localhost"]
-    assert lines == ["verify n1: Ready for 0s of 2s stable window, 0s of 30s", "verify n1: Ready for 1s of 2s stable window, 1s of 30s"]
-    assert (result["changed"], result["ready"], result["healthz"], result["mismatches"]) == (False, True, "ok", [])
-    assert result["configz"] == dict(CONFIGZ, staticPodURL="https://pods.example/list?********",
-                                     staticPodURLHeader={"Authorization": ["********"]})
-    assert "abcdefghijklmnop" not in done.stdout
-    assert "s3cr3t-token-value" not in done.stdout
 
 
 def test_mismatches_are_a_failed_result_with_credentials_masked(kubeconfig):

@@ -1,6 +1,6 @@
 # Copyright: (c) 2026, GPU Smith
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""kube_node with journal, through real Ansible against the API server double: the step's events land in the node's journal
+"""kube_node with journal, through the real ``ansible`` (an ad-hoc play of the action) against the API server double: the step's events land in the node's journal
 (here the controller is the node: -c local) in the same task, and nothing is written in check mode."""
 
 from __future__ import annotations
@@ -15,9 +15,8 @@ import pytest
 from ansible_collections.gpusmith.numa_gate.tests.unit import ansible_run
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.journal import transitions
 
-REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
-if os.path.join(REPO, "tests", "doubles") not in sys.path:
-    sys.path.insert(0, os.path.join(REPO, "tests", "doubles"))
+if os.path.join(ansible_run.REPO, "tests", "doubles") not in sys.path:
+    sys.path.insert(0, os.path.join(ansible_run.REPO, "tests", "doubles"))
 
 from apiserver import server  # noqa: E402 pylint: disable=wrong-import-position,import-error
 
