@@ -13,12 +13,7 @@ from ansible.plugins.action import ActionBase
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import artifacts as _artifacts
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base.errors import failure_message
 
-ARGUMENT_SPEC = {
-    "dest": {"type": "path", "required": True},
-    "files": {"type": "dict", "required": True},
-    "host": {"type": "str"},
-    "subdir": {"type": "str"},
-}
+ARGUMENT_SPEC = _artifacts.ARGUMENT_SPEC  # declared once: the module file documents the same dict
 
 
 class ActionModule(ActionBase):

@@ -12,28 +12,20 @@ from __future__ import annotations
 
 from ansible.module_utils.common.yaml import yaml_load
 
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._device_path import specs
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base.errors import NumaGateError
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._device_path import read as device_path
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan import locality
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import connection, connection_spec
 from ansible_collections.gpusmith.numa_gate.plugins.plugin_utils.api_action import NodeApiAction
 
-ARGUMENT_SPEC = {
-    **connection.ARGUMENT_SPEC,
-    "request_timeout": connection_spec.REQUEST_TIMEOUT_SPEC,
-    "node": {"type": "str", "required": True},
-    "topology": {"type": "dict"},
-    "oracle": {"type": "dict"},
-    "allocatable": {"type": "dict"},
-    "selectors": {"type": "dict", "default": {}},
-}
+ARGUMENT_SPEC = specs.DEVICE_PATH_INFO  # declared once: the module file documents the same dict
 
 
 class ActionModule(NodeApiAction):
     """Read and compare one node's device path (see the module's docs)."""
 
     ARGUMENT_SPEC = ARGUMENT_SPEC
-    ARGUMENT_RULES = {"mutually_exclusive": [("topology", "oracle")], "required_one_of": [("topology", "oracle")]}
+    ARGUMENT_RULES = specs.DEVICE_PATH_INFO_RULES
 
     def check(self, args):
         oracle = locality.build(args["topology"]) if args["topology"] is not None else args["oracle"]

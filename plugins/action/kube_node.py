@@ -14,28 +14,16 @@ from __future__ import annotations
 from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.api import specs
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import k8s_names as _k8s_names
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base.errors import NumaGateError
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.journal import step as step_journal
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import api as kube_api
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import connection, connection_spec
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import connection
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.api import node as kube_node
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api.outcome import outcome
 
-ARGUMENT_SPEC = {
-    **connection.ARGUMENT_SPEC,
-    "request_timeout": connection_spec.REQUEST_TIMEOUT_SPEC,
-    "node": {"type": "str", "required": True},
-    "state": {"type": "str", "required": True, "choices": list(kube_node.STATES)},
-    "timeout": {"type": "int", "default": 300},
-    "poll": {"type": "float", "default": 5},
-    "ignore_daemonsets": {"type": "bool", "default": True},
-    "delete_emptydir_data": {"type": "bool", "default": False},
-    "force": {"type": "bool", "default": False},
-    "grace_period": {"type": "int"},
-    "disable_eviction": {"type": "bool", "default": False},
-    **step_journal.CONTROLLER_ARGUMENT_SPEC,
-}
+ARGUMENT_SPEC = specs.KUBE_NODE  # declared once: the module file documents the same dict
 
 
 class ActionModule(ActionBase):

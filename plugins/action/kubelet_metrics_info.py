@@ -4,18 +4,13 @@
 
 from __future__ import annotations
 
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import specs
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import metrics
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import metrics_fetch
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import connection, connection_spec
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api.outcome import outcome
 from ansible_collections.gpusmith.numa_gate.plugins.plugin_utils.api_action import NodeApiAction
 
-ARGUMENT_SPEC = {
-    "node": {"type": "str", "required": True},
-    **connection.ARGUMENT_SPEC,
-    "previous": {"type": "dict"},
-    "request_timeout": connection_spec.REQUEST_TIMEOUT_SPEC,
-}
+ARGUMENT_SPEC = specs.KUBELET_METRICS_INFO  # declared once: the module file documents the same dict
 
 
 class ActionModule(NodeApiAction):

@@ -15,9 +15,12 @@ from ansible.plugins.action import ActionBase
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import layout as _layout
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._render import preview as render
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._render import specs
 
 MODULE = "gpusmith.numa_gate.kubelet_config"
 LAYOUT_DEFAULTS = _layout.DEFAULTS
+# Declared once: the module file documents the same dict. Not checked here: kubelet_config checks what it is handed.
+ARGUMENT_SPEC = specs.KUBELET_RENDER
 
 
 class ActionModule(ActionBase):
@@ -31,8 +34,8 @@ class ActionModule(ActionBase):
         args = dict(self._task.args)
         reading = args.pop("reading", None)
         layout = {name: args.get(name, default) for name, default in LAYOUT_DEFAULTS.items()}
-        local = (bool(self._task.check_mode) and args.get("mode", "dropin") == "dropin"
-                 and args.get("state", "present") == "present" and render.matches(reading, layout))
+        local = (bool(self._task.check_mode) and _given(args, "mode") == "dropin"
+                 and _given(args, "state") == "present" and render.matches(reading, layout))
         if not local:
             result.update(self._execute_module(module_name=MODULE, module_args=args, task_vars=task_vars))
             return result
@@ -40,7 +43,7 @@ class ActionModule(ActionBase):
         reading, settings, node = json.loads(json.dumps([reading, args.get("settings"), args.get("node")]))
         try:
             found, warnings = render.dropin(reading, settings, node,
-                                            stale_checkpoints=args.get("stale_checkpoints", "fail"))
+                                            stale_checkpoints=_given(args, "stale_checkpoints"))
         except render.RenderError as exc:
             result.update(exc.details, failed=True, msg=str(exc), changed=False)
             warnings = list(exc.warnings)
@@ -52,3 +55,8 @@ class ActionModule(ActionBase):
             result["warnings"] = warnings
         result["rendered_on"] = "controller"
         return result
+
+
+def _given(args, name):
+    """The task's ``name``, or its default (kubelet_config's, from the one spec)."""
+    return args.get(name, ARGUMENT_SPEC[name].get("default"))

@@ -19,33 +19,15 @@ from __future__ import annotations
 
 from ansible.utils.display import Display
 
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.api import specs
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base.errors import NumaGateError
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import secrets
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import connection, connection_spec
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import decision
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.api import ready
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api.outcome import outcome
 from ansible_collections.gpusmith.numa_gate.plugins.plugin_utils.api_action import NodeApiAction
 
-ARGUMENT_SPEC = {
-    **connection.ARGUMENT_SPEC,
-    "request_timeout": connection_spec.REQUEST_TIMEOUT_SPEC,
-    "node": {"type": "str", "required": True},
-    "expect": {"type": "dict", "default": {}},
-    "timeout": {"type": "int", "default": 180},
-    "stable_s": {"type": "int", "default": 20},
-    "poll": {"type": "float", "default": 2},
-    "decide": {"type": "dict", "options": {
-        "target": {"type": "str", "required": True, "choices": list(decision.TARGETS)},
-        "render": {"type": "dict", "required": True},
-        "checkpoints": {"type": "dict", "required": True},
-        "baseline": {"type": "dict", "required": True},
-        "allow_disruption": {"type": "bool", "default": False},
-        "host": {"type": "str", "default": "the node"},
-        "mode": {"type": "str", "default": "dropin", "choices": list(decision.MODES)},
-        "config_dir": {"type": "str"},
-    }},
-}
+ARGUMENT_SPEC = specs.KUBELET_VERIFY  # declared once: the module file documents the same dict
 
 
 class ActionModule(NodeApiAction):

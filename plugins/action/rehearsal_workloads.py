@@ -11,20 +11,13 @@ from __future__ import annotations
 
 from ansible.utils.display import Display
 
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._rehearsal import specs
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import shape_check as S
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base.errors import NumaGateError
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._rehearsal import wait as rehearsal_wait
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import connection, connection_spec
 from ansible_collections.gpusmith.numa_gate.plugins.plugin_utils.api_action import NodeApiAction
 
-ARGUMENT_SPEC = {
-    **connection.ARGUMENT_SPEC,
-    "request_timeout": connection_spec.REQUEST_TIMEOUT_SPEC,
-    "node": {"type": "str", "required": True},
-    "before": {"type": "dict"},
-    "timeout": {"type": "int", "default": 300},
-    "poll": {"type": "float", "default": 3},
-}
+ARGUMENT_SPEC = specs.REHEARSAL_WORKLOADS  # declared once: the module file documents the same dict
 _POD = S.Fields("a pod of the workload", {"name": S.STR, "uid": S.Nullable(S.STR), "ready": S.BOOL})
 BEFORE = S.Fields("the rehearsal_workloads result before the rollback", {"workloads": S.ListOf(S.Fields("a workload", {
     "owner": S.STR, "kind": S.Nullable(S.STR), "namespace": S.Nullable(S.STR), "name": S.Nullable(S.STR), "uid": S.Nullable(S.STR),

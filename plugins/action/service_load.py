@@ -4,28 +4,15 @@
 
 from __future__ import annotations
 
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison import specs
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison import load as service_load
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import api as kube_api
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import connection, connection_spec
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import connection
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import urls
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api.outcome import outcome
 from ansible_collections.gpusmith.numa_gate.plugins.plugin_utils.api_action import ControllerAction
 
-ARGUMENT_SPEC = {
-    "side": {"type": "str", "required": True, "choices": ["baseline", "canary"]},
-    "repetition": {"type": "int", "required": True},
-    "window": {"type": "int", "required": True},
-    "phase": {"type": "str", "default": "measure", "choices": ["warmup", "measure"]},
-    "argv": {"type": "list", "elements": "str"},
-    "job": {"type": "dict"},
-    "stop_after": {"type": "float"},
-    "timeout": {"type": "float", "default": 3600.0},
-    "result_file": {"type": "str"},
-    "max_result_bytes": {"type": "int", "default": 16 * 1024 * 1024},
-    **connection.ARGUMENT_SPEC,
-    "request_timeout": connection_spec.REQUEST_TIMEOUT_SPEC,
-    "poll": {"type": "float", "default": 2.0},
-}
+ARGUMENT_SPEC = specs.SERVICE_LOAD  # declared once: the module file documents the same dict
 
 
 def _label(args):

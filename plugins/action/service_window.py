@@ -8,24 +8,14 @@ import time
 
 from ansible.plugins.action import ActionBase
 
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison import specs
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.errors import ServiceComparisonError
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison import query as service_query
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison import window as service_window
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import urls
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api.outcome import outcome
 
-ARGUMENT_SPEC = {
-    "metrics_url": {"type": "str"},
-    "previous": {"type": "dict"},
-    "prometheus_url": {"type": "str"},
-    "start": {"type": "float"},
-    "end": {"type": "float"},
-    "mapping": {"type": "dict", "default": {}},
-    "match": {"type": "dict", "default": {}},
-    "headers": {"type": "dict", "default": {}, "no_log": True},
-    "timeout": {"type": "float", "default": service_query.DEFAULT_TIMEOUT},
-    "max_bytes": {"type": "int", "default": service_query.DEFAULT_MAX_BYTES},
-}
+ARGUMENT_SPEC = specs.SERVICE_WINDOW  # declared once: the module file documents the same dict
 
 
 def read_window(args, clock=time.time):

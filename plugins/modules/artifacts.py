@@ -103,3 +103,21 @@ changed_files:
   elements: str
   sample: [plan.json]
 """
+
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import artifacts
+
+# The action's (plugins/action/artifacts.py), declared once in plugins/module_utils/_base/artifacts.py.
+ARGUMENT_SPEC = artifacts.ARGUMENT_SPEC
+
+
+def main():
+    """This module runs as an action plugin on the controller; run on a host, it only says so."""
+    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
+    module.fail_json(msg="gpusmith.numa_gate.artifacts runs as an action plugin on the controller; this module file only holds its documentation")
+
+
+if __name__ == "__main__":
+    main()

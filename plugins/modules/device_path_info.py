@@ -160,26 +160,18 @@ requests:
   sample: 7
 """
 
+
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import connection_spec
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._device_path import specs
 
-# The action's (plugins/action/device_path_info.py), the connection options first (module_utils/_kube_api/connection_spec.py).
-ARGUMENT_SPEC = {
-    **connection_spec.ARGUMENT_SPEC,
-    "request_timeout": connection_spec.REQUEST_TIMEOUT_SPEC,
-    "node": {"type": "str", "required": True},
-    "topology": {"type": "dict"},
-    "oracle": {"type": "dict"},
-    "allocatable": {"type": "dict"},
-    "selectors": {"type": "dict", "default": {}},
-}
+# The action's (plugins/action/device_path_info.py), declared once in plugins/module_utils/_device_path/specs.py.
+ARGUMENT_SPEC = specs.DEVICE_PATH_INFO
 
 
 def main():
     """This module runs as an action plugin on the controller; run on a host, it only says so."""
-    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True, mutually_exclusive=[("topology", "oracle")],
-                           required_one_of=[("topology", "oracle")])
+    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True, **specs.DEVICE_PATH_INFO_RULES)
     module.fail_json(msg="gpusmith.numa_gate.device_path_info runs as an action plugin on the controller; this module file only holds its documentation")
 
 

@@ -233,37 +233,13 @@ transition_record:
   type: dict
 """
 
+
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import connection_spec
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_files import confine
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import steps
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.api import specs
 
-# The action's (plugins/action/kube_node.py), the connection options first (module_utils/_kube_api/connection_spec.py).
-ARGUMENT_SPEC = {
-    **connection_spec.ARGUMENT_SPEC,
-    "request_timeout": connection_spec.REQUEST_TIMEOUT_SPEC,
-    "node": {"type": "str", "required": True},
-    "state": {"type": "str", "required": True, "choices": ["cordoned", "drained", "uncordoned"]},
-    "timeout": {"type": "int", "default": 300},
-    "poll": {"type": "float", "default": 5},
-    "ignore_daemonsets": {"type": "bool", "default": True},
-    "delete_emptydir_data": {"type": "bool", "default": False},
-    "force": {"type": "bool", "default": False},
-    "grace_period": {"type": "int"},
-    "disable_eviction": {"type": "bool", "default": False},
-    "journal": {"type": "dict", "options": {
-        "transition": {"type": "str", "required": True},
-        "step": {"type": "str", "required": True, "choices": list(steps.NAMES)},
-        "state_dir": {"type": "path", "default": confine.DEFAULT_STATE_DIR},
-        "events": {"type": "list", "elements": "dict", "default": [], "options": {
-            "step": {"type": "str", "required": True, "choices": list(steps.NAMES)},
-            "event": {"type": "str", "required": True, "choices": ["started", "finished"]},
-            "outcome": {"type": "str", "choices": ["ok", "changed", "skipped", "failed"]},
-            "changed": {"type": "dict"},
-        }},
-    }},
-}
+# The action's (plugins/action/kube_node.py), declared once in plugins/module_utils/_transition/api/specs.py.
+ARGUMENT_SPEC = specs.KUBE_NODE
 
 
 def main():

@@ -216,12 +216,11 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import s
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.checkpoints import policy_change as checkpoint
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import fields
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import layout as _layout
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._render import files
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._render import files, specs
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import merge
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import secrets
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.rules import validate
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.journal import step as step_journal
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_files import confine
 
 PATH_OPTIONS = ("path", "config_dir", "kubelet_root_dir", "backup_dir")
 
@@ -360,18 +359,10 @@ def run(module):
 
 def main():
     module = AnsibleModule(
-        argument_spec=dict(
-            _layout.layout_argument_spec(),
-            mode=dict(type="str", choices=["dropin", "main"], default="dropin"),
-            settings=dict(type="dict"),
-            node=dict(type="dict"),
-            state=dict(type="str", choices=["present", "absent"], default="present"),
-            backup_dir=dict(type="str", default=os.path.join(confine.DEFAULT_STATE_DIR, "backups")),
-            stale_checkpoints=dict(type="str", choices=["fail", "report"], default="fail"),
-            **step_journal.ARGUMENT_SPEC
-        ),
-        required_if=[("state", "present", ("settings", "node"))],
+        # kubelet_render's options too (module_utils/_render/specs.py), and the journal's.
+        argument_spec=dict(specs.KUBELET_CONFIG, **step_journal.ARGUMENT_SPEC),
         supports_check_mode=True,
+        **specs.KUBELET_CONFIG_RULES
     )
     if not HAS_YAML:
         module.fail_json(msg=missing_required_lib("PyYAML"))

@@ -55,3 +55,21 @@ rates:
   type: list
   elements: dict
 """
+
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import specs
+
+# The action's (plugins/action/kubelet_metrics_info.py), declared once in plugins/module_utils/_evidence/specs.py.
+ARGUMENT_SPEC = specs.KUBELET_METRICS_INFO
+
+
+def main():
+    """This module runs as an action plugin on the controller; run on a host, it only says so."""
+    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
+    module.fail_json(msg="gpusmith.numa_gate.kubelet_metrics_info runs as an action plugin on the controller; this module file only holds its documentation")
+
+
+if __name__ == "__main__":
+    main()

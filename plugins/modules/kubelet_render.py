@@ -120,3 +120,21 @@ path:
   returned: always
   type: str
 """
+
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._render import specs
+
+# The action's (plugins/action/kubelet_render.py), declared once in plugins/module_utils/_render/specs.py.
+ARGUMENT_SPEC = specs.KUBELET_RENDER
+
+
+def main():
+    """This module runs as an action plugin on the controller; run on a host, it only says so."""
+    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True, **specs.KUBELET_CONFIG_RULES)
+    module.fail_json(msg="gpusmith.numa_gate.kubelet_render runs as an action plugin on the controller; this module file only holds its documentation")
+
+
+if __name__ == "__main__":
+    main()

@@ -188,30 +188,13 @@ now:
   sample: {node: gpu-node-01, ready: true, healthz: ok, mismatches: [], waited_s: 0.1}
 """
 
+
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import connection_spec
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.api import specs
 
-# The action's (plugins/action/kubelet_verify.py), the connection options first (module_utils/_kube_api/connection_spec.py).
-ARGUMENT_SPEC = {
-    **connection_spec.ARGUMENT_SPEC,
-    "request_timeout": connection_spec.REQUEST_TIMEOUT_SPEC,
-    "node": {"type": "str", "required": True},
-    "expect": {"type": "dict", "default": {}},
-    "timeout": {"type": "int", "default": 180},
-    "stable_s": {"type": "int", "default": 20},
-    "poll": {"type": "float", "default": 2},
-    "decide": {"type": "dict", "options": {
-        "target": {"type": "str", "required": True, "choices": ["enable", "rollback"]},
-        "render": {"type": "dict", "required": True},
-        "checkpoints": {"type": "dict", "required": True},
-        "baseline": {"type": "dict", "required": True},
-        "allow_disruption": {"type": "bool", "default": False},
-        "host": {"type": "str", "default": "the node"},
-        "mode": {"type": "str", "default": "dropin", "choices": ["dropin", "main"]},
-        "config_dir": {"type": "str"},
-    }},
-}
+# The action's (plugins/action/kubelet_verify.py), declared once in plugins/module_utils/_transition/api/specs.py.
+ARGUMENT_SPEC = specs.KUBELET_VERIFY
 
 
 def main():

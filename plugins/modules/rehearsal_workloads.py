@@ -108,19 +108,13 @@ timeout_s:
   type: int
 """
 
+
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import connection_spec
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._rehearsal import specs
 
-# The action's (plugins/action/rehearsal_workloads.py), the connection options first (module_utils/_kube_api/connection_spec.py).
-ARGUMENT_SPEC = {
-    **connection_spec.ARGUMENT_SPEC,
-    "request_timeout": connection_spec.REQUEST_TIMEOUT_SPEC,
-    "node": {"type": "str", "required": True},
-    "before": {"type": "dict"},
-    "timeout": {"type": "int", "default": 300},
-    "poll": {"type": "float", "default": 3},
-}
+# The action's (plugins/action/rehearsal_workloads.py), declared once in plugins/module_utils/_rehearsal/specs.py.
+ARGUMENT_SPEC = specs.REHEARSAL_WORKLOADS
 
 
 def main():

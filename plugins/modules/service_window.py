@@ -98,3 +98,21 @@ window:
   returned: with previous, or with prometheus_url
   type: dict
 """
+
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison import specs
+
+# The action's (plugins/action/service_window.py), declared once in plugins/module_utils/_service_comparison/specs.py.
+ARGUMENT_SPEC = specs.SERVICE_WINDOW
+
+
+def main():
+    """This module runs as an action plugin on the controller; run on a host, it only says so."""
+    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
+    module.fail_json(msg="gpusmith.numa_gate.service_window runs as an action plugin on the controller; this module file only holds its documentation")
+
+
+if __name__ == "__main__":
+    main()

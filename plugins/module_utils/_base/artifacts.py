@@ -3,7 +3,7 @@
 """Write a host's artifacts into one controller folder: every file in one call, atomically.
 
 Public: `ArtifactsError`, `check_name`, `check_component`, `folder_of`, `host_file`, `plan`, `write`, `diffs`,
-`MAX_BYTES`, `NAME_MAX`.
+`MAX_BYTES`, `NAME_MAX`, `ARGUMENT_SPEC` (the artifacts action's, which its module file documents).
 
 `plan(dest, files, host=None, subdir=None)` checks every name and every content, reads what is in the
 folder now and says, per file name, whether its content differs from the wanted content (without
@@ -37,6 +37,14 @@ FILE_MODE = 0o644
 DIR_MODE = 0o755
 _TEMP_PREFIX = ".artifact."  # temporary names are 22 bytes whatever the file's name
 _SHOWN = 40
+
+# The artifacts action's arguments (plugins/action/artifacts.py), declared once: its module file imports it too.
+ARGUMENT_SPEC = {
+    "dest": {"type": "path", "required": True},
+    "files": {"type": "dict", "required": True},
+    "host": {"type": "str"},
+    "subdir": {"type": "str"},
+}
 
 
 class ArtifactsError(NumaGateError, ValueError):

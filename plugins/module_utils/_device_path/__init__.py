@@ -11,5 +11,6 @@ Import the submodules explicitly; this file holds only this map.
 - ``pods``: A device plugin's pod on this node, as the API returns it, reduced to what the device path records (pure).
 - ``read``: Reading one node's device path from the Kubernetes API, bounded, then comparing it (`compare`).
 - ``resource_slices``: This node's ResourceSlices (resource.k8s.io/v1): each device's NUMA node, PCIe root, UUID and PCI address (pure).
+- ``specs``: The device_path_info action's argument spec, declared once: the action and its module file both import it.
 - ``sriov``: The SR-IOV network device plugin: its resources, whether each advertises NUMA, what the node advertises (pure).
 """

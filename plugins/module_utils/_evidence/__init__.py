@@ -17,4 +17,5 @@ Import the submodules explicitly; this file holds only this map.
 - ``nodefs``: Reading node files for the evidence step: inside a root, bounded, never blocking.
 - ``slack``: Reservation slack as the collection defines it: reserved capacity minus average use, units kept.
 - ``sources``: The evidence sources: what the verify step reads for one node, and where each value goes in the record (pure).
+- ``specs``: The kubelet_metrics_info action's argument spec, declared once: the action and its module file both import it.
 """

@@ -14,6 +14,7 @@ Import the submodules explicitly; this file holds only this map.
 - ``quantile``: PromQL's ``histogram_quantile`` on classic histogram buckets, computed locally (pure).
 - ``query``: A measured window read from the operator's Prometheus server over its HTTP API (controller side).
 - ``runs``: The load runs of a service comparison: the interleaved plan, the commands it renders, and the run record (pure).
+- ``specs``: The service_load and service_window actions' argument specs, declared once: each action and module file import them.
 - ``stats``: Run-to-run variation of the service measurements, and what a difference between the sides may claim (pure).
 - ``window``: A measured window of a serving process from two scrapes of its own ``/metrics`` (pure).
 """

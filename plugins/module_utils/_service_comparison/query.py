@@ -35,12 +35,14 @@ except ImportError:  # pragma: no cover - the kubernetes client requires urllib3
     HAS_URLLIB3 = False
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.errors import ServiceComparisonError
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison import specs
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.quantile import parse_le
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.window import aggregate, le_text, metric_names
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import transport, urls
 
-DEFAULT_TIMEOUT = 10.0
-DEFAULT_MAX_BYTES = 4 * 1024 * 1024
+# Declared with the service_window action's argument spec (specs.py), which the module file imports without urllib3.
+DEFAULT_TIMEOUT = specs.READ_TIMEOUT
+DEFAULT_MAX_BYTES = specs.READ_MAX_BYTES
 # How much of an error answer's body a message quotes.
 QUOTED = 200
 

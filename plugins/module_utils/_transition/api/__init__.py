@@ -11,4 +11,5 @@ Import the submodules explicitly; this file holds only this map.
 - ``filters``: Which pods a drain evicts, skips or refuses: kubectl's pod filters.
 - ``node``: One node's wanted scheduling state: cordoned, drained or uncordoned (the kube_node action's logic).
 - ``ready``: Verify a node after a kubelet start: Ready and healthy without a break for a window, then /configz.
+- ``specs``: The kube_node and kubelet_verify actions' argument specs, declared once: each action and module file import them.
 """

@@ -10,9 +10,9 @@ from __future__ import annotations
 import time
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base.errors import NumaGateError
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.api import cordon, drain
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.api import cordon, drain, specs
 
-STATES = ("cordoned", "drained", "uncordoned")
+STATES = specs.STATES  # declared with the kube_node action's argument spec, which the module file imports without this file
 
 
 def options_from(args):

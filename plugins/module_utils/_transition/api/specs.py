@@ -1,0 +1,56 @@
+# Copyright: (c) 2026, GPU Smith
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The kube_node and kubelet_verify actions' argument specs, declared once: each action and module file import them.
+
+Public: `KUBE_NODE`, `KUBELET_VERIFY`, `STATES`.
+
+The module files (plugins/modules/kube_node.py, kubelet_verify.py) are imported where only the node's Python is,
+so this file never imports the API client (`node`, `ready`: they do): it reads the connection options'
+spec (`_kube_api.connection_spec`, no imports), the journal option's (`journal.step`, which the node modules
+take too) and the decision's targets and modes (`decision`), each importing only the standard library and
+module_utils. The kube_node states are declared here, and `node` reads them from here.
+"""
+
+from __future__ import annotations
+
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import connection_spec
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import decision
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.journal import step as step_journal
+
+# One node's wanted scheduling state (node.STATES).
+STATES = ("cordoned", "drained", "uncordoned")
+
+KUBE_NODE = {
+    **connection_spec.ARGUMENT_SPEC,
+    "request_timeout": connection_spec.REQUEST_TIMEOUT_SPEC,
+    "node": {"type": "str", "required": True},
+    "state": {"type": "str", "required": True, "choices": list(STATES)},
+    "timeout": {"type": "int", "default": 300},
+    "poll": {"type": "float", "default": 5},
+    "ignore_daemonsets": {"type": "bool", "default": True},
+    "delete_emptydir_data": {"type": "bool", "default": False},
+    "force": {"type": "bool", "default": False},
+    "grace_period": {"type": "int"},
+    "disable_eviction": {"type": "bool", "default": False},
+    **step_journal.CONTROLLER_ARGUMENT_SPEC,
+}
+
+KUBELET_VERIFY = {
+    **connection_spec.ARGUMENT_SPEC,
+    "request_timeout": connection_spec.REQUEST_TIMEOUT_SPEC,
+    "node": {"type": "str", "required": True},
+    "expect": {"type": "dict", "default": {}},
+    "timeout": {"type": "int", "default": 180},
+    "stable_s": {"type": "int", "default": 20},
+    "poll": {"type": "float", "default": 2},
+    "decide": {"type": "dict", "options": {
+        "target": {"type": "str", "required": True, "choices": list(decision.TARGETS)},
+        "render": {"type": "dict", "required": True},
+        "checkpoints": {"type": "dict", "required": True},
+        "baseline": {"type": "dict", "required": True},
+        "allow_disruption": {"type": "bool", "default": False},
+        "host": {"type": "str", "default": "the node"},
+        "mode": {"type": "str", "default": "dropin", "choices": list(decision.MODES)},
+        "config_dir": {"type": "str"},
+    }},
+}
