@@ -4,8 +4,9 @@
 
 Public: `ControllerAction`, `NodeApiAction`.
 
-An action file keeps its ``ARGUMENT_SPEC`` (the module file's copy is compared with it) and names it on
-its class; what differs between the actions is only `answer`, or for one node's API reads `check` and `ask`.
+An action file names its ``ARGUMENT_SPEC`` on its class (declared once in its step's module_utils package, where
+its module file imports it too); what differs between the actions is only `answer`, or for one node's API reads
+`check` and `ask`.
 """
 
 from __future__ import annotations
