@@ -1,7 +1,8 @@
 # Copyright: (c) 2026, GPU Smith
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""kube_node with journal, through the real ``ansible`` (an ad-hoc play of the action) against the API server double: the step's events land in the node's journal
-(here the controller is the node: -c local) in the same task, and nothing is written in check mode."""
+"""kube_node with journal, through the real ``ansible`` (an ad-hoc play of the action) against the API server double:
+the step's events land in the node's journal (here the controller is the node: -c local) in the same task, and nothing
+is written in check mode."""
 
 from __future__ import annotations
 
