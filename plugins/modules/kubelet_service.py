@@ -19,9 +19,17 @@ description:
     before, C(finished) after, each fsynced), so a run killed right after it leaves the journal saying so.
 options:
   service:
-    description: The kubelet's systemd unit.
+    description:
+      - The kubelet's systemd unit, one service unit name by systemd's rules (C(kubelet) means C(kubelet.service)).
+      - A pattern (C(*), C(?), C([)), a value starting with C(-), a character systemd does not allow in a unit name, a suffix
+        other than C(.service), a template, or a name over 255 characters is refused before systemctl runs.
     type: str
     default: kubelet
+  timeout:
+    description:
+      - Seconds each C(systemctl) call may take; at the deadline it (and what it started) is killed and the task fails.
+    type: float
+    default: 300
   state:
     description: Whether the unit is to be stopped or started.
     type: str
@@ -71,14 +79,14 @@ journal:
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import errors as _errors
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts.runner import ModuleRunner
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.node import kubelet_service as service
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.journal import step as step_journal
 
 
 def run(module):
     params = module.params
-    runner = ModuleRunner(module)
+    service.unit_name(params["service"])
+    runner = service.TimedRunner(module, params["timeout"])
     steps = step_journal.StepJournal("/", params["journal"], module.check_mode)
     before = service.active_state(runner, params["service"])
     stopping = params["state"] == "stopped"
@@ -102,6 +110,7 @@ def main():
     module = AnsibleModule(
         argument_spec=dict(
             service=dict(type="str", default="kubelet"),
+            timeout=dict(type="float", default=300),
             state=dict(type="str", choices=["stopped", "started"], required=True),
             **step_journal.ARGUMENT_SPEC
         ),
