@@ -111,6 +111,8 @@ def _record_problem(record):
     mode = record.get("mode")
     if not (isinstance(mode, str) and re.match(r"^[0-7]{3,4}$", mode)):
         return "mode %s is not an octal mode such as 0600" % _fileio.short_repr(mode)
+    if int(mode, 8) > 0o777:
+        return "mode %s is above 0777 (setuid, setgid or sticky): the collection backs up kubelet files, never restores those bits" % mode
     if not (_is_id(record.get("uid")) and _is_id(record.get("gid"))):
         return "uid %s and gid %s are not user and group ids" % (_fileio.short_repr(record.get("uid")), _fileio.short_repr(record.get("gid")))
     return None
@@ -204,6 +206,10 @@ def load(copy):
         record = {"kind": "file", "mode": "%04o" % stat.S_IMODE(info.st_mode), "uid": info.st_uid, "gid": info.st_gid}
     else:
         _checked(copy, data, record)
+        if record.get("kind") == "symlink" and os.fsencode(record["link"]) != data:
+            # The link is put back from the record: only a record whose link is the copy's checked bytes is used.
+            raise atomic.NodeStateError("%s%s is not a backup record (its link %s is not the link text its copy holds, %s); not restoring %s"
+                                        % (copy, RECORD_SUFFIX, _fileio.short_repr(record["link"]), _fileio.short_repr(data), copy))
     return {"copy": copy, "record": record, "data": data, "sha256": record.get("sha256") or hashlib.sha256(data).hexdigest()}
 
 

@@ -24,9 +24,9 @@ WAIT_SECONDS = 30.0
 _POLL = 0.02
 
 
-def hold(fd, shown, seconds=WAIT_SECONDS):
-    """Take ``flock(LOCK_EX)`` on ``fd`` within ``seconds``, else raise naming ``shown``."""
-    deadline = time.monotonic() + seconds
+def hold(fd, shown, seconds=WAIT_SECONDS, deadline=None):
+    """Take ``flock(LOCK_EX)`` on ``fd`` within ``seconds`` (or by ``deadline``, a monotonic time), else raise naming ``shown``."""
+    deadline = time.monotonic() + seconds if deadline is None else deadline
     while True:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -39,19 +39,61 @@ def hold(fd, shown, seconds=WAIT_SECONDS):
         time.sleep(_POLL)
 
 
-@contextlib.contextmanager
-def lock_file(path, shown, seconds=WAIT_SECONDS):
-    """Hold an exclusive lock on the lock file ``path`` (created 0600, never through a symlink) for the block."""
+def _open_lock(path, shown):
+    """``(fd, made)`` of the lock file, created 0600 when missing; never through a symlink."""
+    flags = os.O_RDWR | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
     try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0), atomic.NEW_FILE_MODE)
+        try:
+            return os.open(path, flags | os.O_CREAT | os.O_EXCL, atomic.NEW_FILE_MODE), True
+        except FileExistsError:
+            return os.open(path, flags), False
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             raise atomic.NodeStateError("the lock %s is a symlink; not used, nothing was changed" % shown)
         raise atomic.NodeStateError("cannot open the lock %s: %s; nothing was changed" % (shown, exc.strerror or exc))
+
+
+def _same(path, fd):
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise atomic.NodeStateError("the lock %s is not a regular file; not used, nothing was changed" % shown)
-        hold(fd, shown, seconds)
+        now, held = os.lstat(path), os.fstat(fd)
+    except OSError:
+        return False
+    return (now.st_dev, now.st_ino) == (held.st_dev, held.st_ino)
+
+
+@contextlib.contextmanager
+def lock_file(path, shown, seconds=WAIT_SECONDS):
+    """Hold an exclusive lock on the lock file ``path`` (created 0600, never through a symlink) for the block.
+
+    A lock file this run created is removed again when the block raises (a refused run leaves none behind); a run
+    that was waiting on a file removed so takes the lock again on the file now at ``path``.
+    """
+    deadline = time.monotonic() + seconds
+    while True:
+        fd, made = _open_lock(path, shown)
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise atomic.NodeStateError("the lock %s is not a regular file; not used, nothing was changed" % shown)
+            hold(fd, shown, seconds, deadline)
+        except BaseException:
+            os.close(fd)
+            raise
+        if _same(path, fd):
+            break
+        os.close(fd)
+    try:
         yield fd
+    except BaseException:
+        if made:  # still held, so no other run has it; one waiting on it takes the new file
+            _unlink_if_same(path, fd)
+        raise
     finally:
         os.close(fd)
+
+
+def _unlink_if_same(path, fd):
+    try:
+        if os.lstat(path).st_ino == os.fstat(fd).st_ino:
+            os.unlink(path)
+    except OSError:
+        pass

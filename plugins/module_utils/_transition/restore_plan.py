@@ -108,6 +108,11 @@ def plan(root, state_dir, files):
         except atomic.NodeStateError as exc:
             raise atomic.NodeStateError("%s%s" % (str(exc).replace("; nothing was changed", ""), _NOTHING))
         if kind != kept["record"].get("kind", "file") or sha_now != kept["sha256"]:
+            parent = os.path.dirname(real)
+            if os.path.islink(parent) or not os.path.isdir(parent):
+                raise atomic.NodeStateError("%s cannot be put back: its folder %s is %s%s" % (
+                    path, os.path.dirname(path), "a symlink" if os.path.islink(parent) else
+                    ("missing" if not os.path.lexists(parent) else "not a folder"), _NOTHING))
             steps.append((path, real, kept))
     return steps
 
@@ -115,14 +120,31 @@ def plan(root, state_dir, files):
 def apply(steps, keep):
     """Back up what is at each path into ``keep`` (a real folder), then put the checked backup back or remove the file."""
     done = []
+    made = not os.path.lexists(keep)
     for path, real, kept in steps:
         saved = backups.backup(real, keep) if os.path.lexists(real) else None
-        if kept is None:
-            backups.remove(real)
-            done.append({"path": path, "action": "removed", "saved": saved})
-        else:
-            if kept["record"].get("kind") == "symlink" and os.path.lexists(real):
+        removed = False
+        try:
+            if kept is None:
                 backups.remove(real)
-            backups.put_back(kept, real)
-            done.append({"path": path, "action": "restored", "saved": saved})
+            else:
+                if kept["record"].get("kind") == "symlink" and os.path.lexists(real):
+                    backups.remove(real)
+                    removed = True
+                backups.put_back(kept, real)
+        except atomic.NodeStateError as exc:
+            if not removed:  # the file is as it was: its backup is not kept (a removed one's backup is its only copy)
+                _discard(saved, keep if made and not done else None)
+            undone = "; put back before it: %s" % ", ".join(item["path"] for item in done) if done else _NOTHING
+            raise atomic.NodeStateError("%s%s" % (str(exc).replace("; nothing was changed", ""), undone))
+        done.append({"path": path, "action": "removed" if kept is None else "restored", "saved": saved})
     return done
+
+
+def _discard(saved, folder):
+    """Take away the backup (and record) of a file that was not replaced after all, and the folder made for it."""
+    for name in (saved, saved and saved + backups.RECORD_SUFFIX):
+        if name and os.path.lexists(name):
+            os.unlink(name)
+    if folder and os.path.isdir(folder) and not os.listdir(folder):
+        os.rmdir(folder)

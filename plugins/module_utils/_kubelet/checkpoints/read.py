@@ -35,6 +35,23 @@ def absent(kind):
             "policy": None, "checksums": {}, "downgrade": None}
 
 
+def _surrogate(value, where):
+    """``(where, text, offset)`` of the first string (key or value) with a lone UTF-16 surrogate, or None."""
+    pending = [(value, where)]
+    while pending:
+        value, where = pending.pop()
+        if isinstance(value, dict):
+            pending.extend((item, "%s.%s" % (where, key if len(key) <= 40 else key[:40] + "...")) for key, item in value.items())
+            pending.extend((key, "a key of %s" % where) for key in value)  # popped first: a path never holds one
+        elif isinstance(value, list):
+            pending.extend((item, "%s[%d]" % (where, index)) for index, item in enumerate(value))
+        elif isinstance(value, str):
+            for offset, char in enumerate(value):
+                if "\ud800" <= char <= "\udfff":
+                    return where, char, offset
+    return None
+
+
 def _decode(blob, kind):
     try:
         document = _fileio.parse_json(blob)
@@ -42,6 +59,10 @@ def _decode(blob, kind):
         return None, "%s is not JSON: %s" % (_FILES[kind], exc)
     if not isinstance(document, dict):
         return None, "%s is a JSON %s, not an object" % (_FILES[kind], type(document).__name__)
+    found = _surrogate(document, _FILES[kind])
+    if found:
+        return None, ("%s has a lone UTF-16 surrogate \\u%04x at offset %d (a JSON escape without its pair: Go's encoding/json "
+                      "reads it as U+FFFD and the kubelet never writes one); not read as a checkpoint" % (found[0], ord(found[1]), found[2]))
     return document, None
 
 

@@ -50,3 +50,18 @@ def test_a_lock_that_is_a_fifo_is_not_used_and_does_not_block(tmp_path):
         with locks.lock_file(path, "/s/.lock"):
             pass
     assert str(raised.value) == "the lock /s/.lock is not a regular file; not used, nothing was changed"
+
+
+def test_a_refused_block_removes_the_lock_file_it_created_and_keeps_one_that_was_there(tmp_path):
+    path = str(tmp_path / ".lock")
+    with pytest.raises(atomic.NodeStateError):
+        with locks.lock_file(path, "/s/transitions/.lock"):
+            assert os.path.exists(path)
+            raise atomic.NodeStateError("refused")
+    assert not os.path.lexists(path)
+    with locks.lock_file(path, "/s/transitions/.lock"):
+        pass
+    with pytest.raises(atomic.NodeStateError):
+        with locks.lock_file(path, "/s/transitions/.lock"):
+            raise atomic.NodeStateError("refused")
+    assert os.path.isfile(path)
