@@ -28,12 +28,46 @@ def run_load(args, connect=kube_api.connect):
         if args[key] is not None and not args[key] > 0:
             raise service_load.LoadError("service_load's %s must be more than 0 seconds, got %r" % (key, args[key]))
     service_load.check_result_file(args["result_file"])
+    # Load generators print their arguments: every URL's user:password (and each part of it) is masked in all that comes back.
+    secrets = [secret for text in _strings(args["argv"] or args["job"]) for secret in urls.userinfo(text)]
+    try:
+        return _masked(_run_load(args, connect), secrets)
+    except service_load.LoadError as exc:
+        raise service_load.LoadError(urls.mask_text(str(exc), secrets),
+                                     **_masked(exc.details, secrets)) from None
+
+
+def _strings(value):
+    """Every string in ``value`` (argv, or a Job manifest), for the URLs whose credentials are masked."""
+    pending, found = [value], []
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            found.append(item)
+        elif isinstance(item, (list, tuple)):
+            pending.extend(item)
+        elif isinstance(item, dict):
+            pending.extend(item.values())
+    return found
+
+
+def _masked(value, secrets):
+    if isinstance(value, str):
+        return urls.mask_text(value, secrets)
+    if isinstance(value, list):
+        return [_masked(item, secrets) for item in value]
+    if isinstance(value, dict):
+        return {key: _masked(item, secrets) for key, item in value.items()}
+    return value
+
+
+def _run_load(args, connect):
     if args["argv"]:
         what = {"argv": [urls.mask_url(arg) for arg in args["argv"]]}
         result = service_load.run_command(args["argv"], args["timeout"], args["stop_after"])
         shown = "argv %s" % what["argv"]
     else:
-        what = {"manifest": args["job"]}
+        what = {"manifest": _masked(args["job"], [])}
         metadata = args["job"].get("metadata") or {}
         shown = "Job %s/%s" % (metadata.get("namespace", "default"), metadata.get("name"))
         api = connect(settings=connection.from_task(args), timeout=args["request_timeout"])

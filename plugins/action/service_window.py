@@ -12,7 +12,7 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_compar
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.errors import ServiceComparisonError
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison import query as service_query
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison import window as service_window
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import urls
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import transport, urls
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api.outcome import outcome
 
 ARGUMENT_SPEC = specs.SERVICE_WINDOW  # declared once: the module file documents the same dict
@@ -24,6 +24,9 @@ def read_window(args, clock=time.time):
     Each read is bounded by ``timeout`` (one deadline for the whole exchange) and ``max_bytes`` (`service_query`).
     """
     request = {"timeout": args["timeout"], "max_bytes": args["max_bytes"], "headers": args["headers"]}
+    problem = transport.header_problem(args["headers"] or {})
+    if problem:
+        raise ServiceComparisonError("service_window: %s (nothing was sent)" % problem.replace("; not sent", ""))
     if bool(args["metrics_url"]) == bool(args["prometheus_url"]):
         raise ServiceComparisonError("service_window needs exactly one of metrics_url (a scrape of the service) and prometheus_url (a query)")
     if args["prometheus_url"]:

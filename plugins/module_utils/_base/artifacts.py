@@ -149,9 +149,30 @@ def folder_of(dest, host=None, subdir=None):
     return folder
 
 
+READ_BACK_MAX = 16 * 1024 * 1024
+
+
 def host_file(dest, host, name):
-    """``dest/<host>/<name>`` with the host and file names checked as `write` checks them (for reading a host's artifact)."""
-    return os.path.join(folder_of(dest, host), check_name(name))
+    """``dest/<host>/<name>`` with the host and file names checked as `write` checks them (for reading a host's artifact).
+
+    What is there must be a regular file of at most `READ_BACK_MAX` bytes, or nothing: a link (it could lead out of the
+    artifacts folder), a FIFO (a read would block) or a file over the bound is refused, so a lookup of the path reads
+    only a host's own artifact, within the bound.
+    """
+    path = os.path.join(folder_of(dest, host), check_name(name))
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return path
+    if stat.S_ISLNK(info.st_mode):
+        raise ArtifactsError("artifacts: %s is a symlink (to %s); not read: a host's artifact is read only from a file inside its folder"
+                             % (path, os.readlink(path)), path=path)
+    if not stat.S_ISREG(info.st_mode):
+        raise ArtifactsError("artifacts: %s is not a regular file (a FIFO, device, socket or folder); not read" % path, path=path)
+    if info.st_size > READ_BACK_MAX:
+        raise ArtifactsError("artifacts: %s is %d bytes, over the %d-byte bound for reading an artifact back; not read"
+                             % (path, info.st_size, READ_BACK_MAX), path=path)
+    return path
 
 
 def _current(path):

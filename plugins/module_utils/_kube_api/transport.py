@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """One HTTP exchange, bounded in bytes and ended by one deadline whatever the server does.
 
-Public: `bound`, `exchange`, `TransportError` and its kinds `Unreached`, `Untrusted`, `Expired`, `TooLarge`, `Refused`, `Broken`.
+Public: `bound`, `exchange`, `header_problem`, `TransportError` and its kinds `Unreached`, `Untrusted`, `Expired`, `TooLarge`, `Refused`, `Broken`.
 
 urllib3's timeouts bound each socket operation, not the exchange: a server that sends one byte
 every two seconds, of its headers or of a body that never ends, is never slower than a read
@@ -170,8 +170,34 @@ def _stage(status, received):
     return "HTTP %d, %d byte%s of the body received" % (status, received, "" if received == 1 else "s")
 
 
+_TOKEN = frozenset("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+
+def header_problem(headers):
+    """Why ``headers`` cannot be sent as given, or None: a name that is not an HTTP token (RFC 9110), a value that is not
+    one line of text (CR, LF, NUL or another control character would split or end the header). A value is never quoted:
+    it may hold a credential; a name is quoted at most 40 characters, its control characters escaped."""
+    if not isinstance(headers, dict):
+        return "headers must be a mapping of header name to value, got %s" % type(headers).__name__
+    for name, value in headers.items():
+        shown = repr(str(name)[:40]) + ("..." if len(str(name)) > 40 else "")
+        if not isinstance(name, str) or not name or any(char not in _TOKEN for char in name):
+            return ("header name %s is not an HTTP field name (a token of letters, digits and !#$%%&'*+-.^_`|~, RFC 9110); not sent"
+                    % shown)
+        if not isinstance(value, str):
+            return "header %s value is of type %s, not a string; not sent" % (shown, type(value).__name__)
+        for offset, char in enumerate(value):
+            if (ord(char) < 32 and char != "\t") or ord(char) == 127:
+                return ("header %s has a control character (U+%04X) at offset %d of its value (%d characters, not shown: it may "
+                        "hold a credential); a CR or LF would end the header and start another; not sent" % (shown, ord(char), offset, len(value)))
+    return None
+
+
 def exchange(pool_manager, method, url, headers, body, deadline, max_bytes, clock=time.monotonic):
     """``(status, body bytes)`` of one request, ended by ``deadline`` (a ``clock()`` time); raises a `TransportError`."""
+    problem = header_problem(headers or {})
+    if problem:
+        raise TransportError(problem, stage="not sent")
     remaining = deadline - clock()
     if remaining <= 0:
         raise Expired("no time left before sending", stage="not sent")

@@ -15,16 +15,18 @@ import re
 
 MASK = "********"
 # scheme://<anything without a slash or space up to the last @ of the authority>@
-_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/\s]*@")
+# user:password@ where the password may hold an unencoded '/' (or '@'): up to the last '@' before a space. Without a ':'
+# the userinfo ends at the first '/', as a URL parser reads it.
+_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)(?:[^\s/@:]*:[^\s]*|[^/\s]*)@")
 _MIN_SECRET = 4
 
 
 def userinfo(url):
     """The ``user:password`` part of ``url`` (with its pieces), or ``[]``: the strings a message must not show."""
-    match = re.match(r"(?i)^[a-z][a-z0-9+.-]*://([^/\s]*)@", url or "")
+    match = _USERINFO.match(url or "")
     if not match:
         return []
-    found = match.group(1)
+    found = match.group(0)[len(match.group(1)):-1]
     return [found] + [part for part in found.split(":", 1) if part]
 
 

@@ -18,12 +18,13 @@ from __future__ import annotations
 import json
 import os
 import signal
+import stat
 import subprocess
 import tempfile
 import time
 import urllib.parse
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import k8s_names as _k8s_names
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import fileio, k8s_names as _k8s_names
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.errors import ServiceComparisonError
 
 TAIL_BYTES = 2000
@@ -201,12 +202,21 @@ def check_result_file(path):
 
 def read_result(path, max_bytes):
     """The load generator's result file as a JSON object, or None when it wrote none."""
-    if not path or not os.path.exists(path):
+    if not path or not os.path.lexists(path):
         return None
-    with open(path, "rb") as handle:
-        data = handle.read(max_bytes + 1)
-    if len(data) > max_bytes:
-        raise LoadError("the result file %s is larger than %d bytes, the bound for it; not read" % (path, max_bytes))
+    # Never followed (a link could show any file), never opened unless regular (a FIFO would block), read within the bound.
+    try:
+        info = os.lstat(path)
+        if stat.S_ISLNK(info.st_mode):
+            raise LoadError("the result file %s is a symlink (to %s), not the file the load generator writes; not followed, not read"
+                            % (path, os.readlink(path)))
+        data = fileio.read_regular(path, max_bytes)
+    except fileio.FileIOError as exc:
+        if "larger than" in str(exc):
+            raise LoadError("the result file %s is larger than %d bytes, the bound for it; not read" % (path, max_bytes)) from None
+        raise LoadError("the result file %s" % exc) from None
+    except OSError as exc:
+        raise LoadError("the result file %s cannot be read: %s" % (path, exc.strerror or exc)) from None
     try:
         value = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
