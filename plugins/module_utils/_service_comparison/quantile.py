@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """PromQL's ``histogram_quantile`` on classic histogram buckets, computed locally (pure).
 
-Public: `bucket_quantile`, `parse_le`, `almost_equal`, `SMALL_DELTA_TOLERANCE`.
+Public: `bucket_quantile`, `entry_quantile`, `parse_le`, `almost_equal`, `SMALL_DELTA_TOLERANCE`.
 
 The same rules, in the same order and with the same float operations, as Prometheus'
 ``bucketQuantile`` (promql/quantile.go), so a number here equals what an operator's dashboard shows
@@ -16,31 +16,83 @@ for ``histogram_quantile(q, rate(x_bucket[w]))`` over the same buckets:
   then any remaining decrease is raised to the last accepted count (``forced_monotonic``,
   Prometheus' annotation "input to histogram_quantile needed to be fixed for monotonicity");
 - fewer than two buckets, or no observations (the ``+Inf`` count is 0), give NaN;
-- rank = q × observations; the bucket is the first whose cumulative count is >= rank, searched
-  among all but the ``+Inf`` bucket;
+- rank = q × observations; the bucket is found by Go's ``sort.Search`` (a binary search) for a
+  cumulative count >= rank among all but the ``+Inf`` bucket, so a NaN count steers it as it
+  steers Prometheus;
 - in the ``+Inf`` bucket, the upper bound of the second highest bucket is returned;
 - in the lowest bucket, the lower limit is 0 when its upper bound is > 0, else its upper bound is
   returned;
-- otherwise linear interpolation: ``start + (end - start) × (rank - below) / (count - below)``.
+- otherwise linear interpolation: ``start + (end - start) × (rank - below) / (count - below)``,
+  divided as Go divides floats (0/0 is NaN: q = 0 with an empty lowest bucket is NaN, no error).
 
-Older servers (before the tolerance step, e.g. 2.42) only raise decreases; both agree whenever
-the counts are monotonic, as counts from one scrape or one ``rate()`` are.
+Prometheus interpolates over rates (each series' increase times ``1/w``), not over increases: the
+rounding of those products decides ties (``q × N`` on a cumulative count). `entry_quantile` uses a
+window's ``rates`` (`service_window.aggregate`) when it has them.
+
+``legacy=True`` is the monotonicity rule of Prometheus 2.x (2.42 checked: only decreases are
+raised, to the highest count so far; a NaN count is kept and skipped); the default is 3.x's
+(tolerance first, NaN passes and becomes the reference). Both agree on monotonic counts without NaN,
+as counts from one scrape or from rate() of unreset series are.
+
+`parse_le` reads a bound as Go's ``strconv.ParseFloat`` does: no surrounding space, decimal or hex
+(``0x1p-3``) floats, ``Inf``/``Infinity``/``NaN`` in any case, underscores only between digits; a
+value out of range (``1e400``) is an error. Prometheus skips a bucket whose ``le`` fails to parse.
 """
 
 from __future__ import annotations
 
 import math
+import re
 
 SMALL_DELTA_TOLERANCE = 1e-12
 _MIN_NORMAL = 2.2250738585072014e-308
 
 
+_DIGITS = r"[0-9](?:_?[0-9])*"
+_HEX = r"[0-9a-fA-F](?:_?[0-9a-fA-F])*"
+_DECIMAL = re.compile(r"[+-]?(?:%s(?:\.(?:%s)?)?|\.%s)(?:[eE][+-]?%s)?\Z" % (_DIGITS, _DIGITS, _DIGITS, _DIGITS))
+_HEXFLOAT = re.compile(r"[+-]?0[xX]_?(?:%s(?:\.(?:%s)?)?|\.%s)[pP][+-]?%s\Z" % (_HEX, _HEX, _HEX, _DIGITS))
+_SPECIAL = {"inf": math.inf, "+inf": math.inf, "-inf": -math.inf, "infinity": math.inf, "+infinity": math.inf,
+            "-infinity": -math.inf, "nan": math.nan}
+
+
 def parse_le(text):
-    """The upper bound of an ``le`` label as Prometheus reads it (``+Inf``, ``Inf``, ``1e-3``), or None when it is not a number."""
-    try:
-        return float(str(text).strip())
-    except ValueError:
+    """The upper bound of an ``le`` label as Go's ``strconv.ParseFloat(text, 64)`` reads it, or None where it errs."""
+    if not isinstance(text, str):
         return None
+    if text.lower() in _SPECIAL:
+        return _SPECIAL[text.lower()]
+    try:
+        if _DECIMAL.match(text):
+            value = float(text.replace("_", ""))
+        elif _HEXFLOAT.match(text):
+            value = float.fromhex(text.replace("_", ""))
+        else:
+            return None
+    except (ValueError, OverflowError):
+        return None
+    return None if math.isinf(value) else value
+
+
+def go_divide(numerator, denominator):
+    """``numerator / denominator`` with IEEE 754 results where Python raises (Go's float division)."""
+    if denominator != 0 or math.isnan(denominator):
+        return numerator / denominator
+    if numerator == 0 or math.isnan(numerator):
+        return math.nan
+    return math.copysign(math.inf, numerator) * math.copysign(1.0, denominator)
+
+
+def go_search(size, predicate):
+    """Go's ``sort.Search``: the smallest index in [0, size) where ``predicate`` holds, by bisection (size when none)."""
+    low, high = 0, size
+    while low < high:
+        middle = (low + high) // 2
+        if not predicate(middle):
+            low = middle + 1
+        else:
+            high = middle
+    return low
 
 
 def almost_equal(first, second, epsilon):
@@ -64,6 +116,17 @@ def _coalesce(buckets):
         else:
             merged.append([upper, count])
     return merged
+
+
+def _legacy_repair(buckets):
+    forced, highest = False, -math.inf
+    for entry in buckets:
+        if entry[1] > highest:
+            highest = entry[1]
+        elif entry[1] < highest:
+            entry[1] = highest
+            forced = True
+    return forced, False
 
 
 def _repair(buckets, tolerance):
@@ -90,7 +153,7 @@ def _result(value, forced=False, fixed=False, lower=None, upper=None):
             "forced_monotonic": forced, "fixed_precision": fixed}
 
 
-def bucket_quantile(q, buckets):
+def bucket_quantile(q, buckets, legacy=False):
     """{"value", "bucket", "forced_monotonic", "fixed_precision"} of the ``q``-quantile of cumulative ``buckets``.
 
     ``buckets``: ``[(upper_bound, cumulative_count), ...]`` in any order (bounds as floats, ``+Inf``
@@ -110,18 +173,14 @@ def bucket_quantile(q, buckets):
     if not math.isinf(ordered[-1][0]) or ordered[-1][0] < 0:
         return _result(math.nan)
     ordered = _coalesce(ordered)
-    forced, fixed = _repair(ordered, SMALL_DELTA_TOLERANCE)
+    forced, fixed = _legacy_repair(ordered) if legacy else _repair(ordered, SMALL_DELTA_TOLERANCE)
     if len(ordered) < 2:
         return _result(math.nan)
     observations = ordered[-1][1]
     if observations == 0:
         return _result(math.nan)
     rank = q * observations
-    index = len(ordered) - 1
-    for position in range(len(ordered) - 1):
-        if ordered[position][1] >= rank:
-            index = position
-            break
+    index = go_search(len(ordered) - 1, lambda position: ordered[position][1] >= rank)
     if index == len(ordered) - 1:
         return _result(ordered[-2][0], forced, fixed, ordered[-2][0], math.inf)
     if index == 0 and ordered[0][0] <= 0:
@@ -133,4 +192,10 @@ def bucket_quantile(q, buckets):
         start = ordered[index - 1][0]
         count -= ordered[index - 1][1]
         rank -= ordered[index - 1][1]
-    return _result(start + (end - start) * (rank / count), forced, fixed, start, end)
+    return _result(start + (end - start) * go_divide(rank, count), forced, fixed, start, end)
+
+
+def entry_quantile(q, entry, legacy=False):
+    """`bucket_quantile` of a window's histogram entry: over its ``rates`` (as Prometheus) when present, else its ``buckets``."""
+    pairs = entry.get("rates") or entry.get("buckets") or []
+    return bucket_quantile(q, [(parse_le(le), count) for le, count in pairs], legacy=legacy)

@@ -37,7 +37,7 @@ except ImportError:  # pragma: no cover - the kubernetes client requires urllib3
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.errors import ServiceComparisonError
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison import specs
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.quantile import parse_le
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.window import aggregate, le_text, metric_names
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.window import aggregate, metric_names, rate_of
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import transport, urls
 
 # Declared with the service_window action's argument spec (specs.py), which the module file imports without urllib3.
@@ -152,11 +152,76 @@ def _key(metric, drop=("le", "__name__")):
     return tuple(sorted((key, value) for key, value in metric.items() if key not in drop))
 
 
+def server_version(url, **request):
+    """(version text or None, rules: "2.x", "3.x" or "unknown") from ``/api/v1/status/buildinfo`` (no answer: unknown)."""
+    target = "%s/api/v1/status/buildinfo" % url.rstrip("/")
+    masked = urls.mask_url(url)
+    what = {"late": "Prometheus at %s: no whole build information" % masked, "down": "Prometheus at %s did not answer" % masked,
+            "encoded": "Prometheus at %s, its build information" % masked, "large": "Prometheus' build information is too large"}
+    status, body = _get(target, dict(request.get("headers") or {}, Accept="application/json"), request.get("timeout", DEFAULT_TIMEOUT),
+                        request.get("max_bytes", DEFAULT_MAX_BYTES), request.get("pool"), what)
+    try:
+        version = json.loads(body.decode("utf-8"))["data"]["version"] if 200 <= status <= 299 else None
+    except (ValueError, KeyError, TypeError):
+        version = None
+    if not isinstance(version, str):
+        return None, "unknown"
+    major = version.lstrip("v").split(".", 1)[0]
+    return version, ("2.x" if major in ("0", "1", "2") else "3.x" if major.isdigit() else "unknown")
+
+
+def _bucket_series(items, field, series):
+    for item in items:
+        le = item["metric"].get("le")
+        upper = parse_le(le)
+        if upper is None or upper != upper:
+            continue  # Prometheus skips a bucket whose le strconv.ParseFloat refuses; a NaN bound is not compared
+        entry = series.setdefault(_key(item["metric"]), {"buckets": {}, "rates": {}, "count": 0.0, "sum": 0.0, "reset": False})
+        entry[field][le] = float(item["value"][1])
+
+
+def _histogram(ask, name, match, span, window_ms, rules):
+    series = {}
+    _bucket_series(ask("increase(%s%s)" % (_selector(name + "_bucket", match), span)), "buckets", series)
+    if not series:
+        return None
+    _bucket_series(ask("rate(%s%s)" % (_selector(name + "_bucket", match), span)), "rates", series)
+    for suffix in ("count", "sum"):
+        for item in ask("increase(%s%s)" % (_selector("%s_%s" % (name, suffix), match), span)):
+            if _key(item["metric"]) in series:
+                series[_key(item["metric"])][suffix] = float(item["value"][1])
+    for item in ask("resets(%s%s)" % (_selector(name + "_bucket", match), span)):
+        if _key(item["metric"]) in series and float(item["value"][1]) > 0:
+            series[_key(item["metric"])]["reset"] = True
+    restarted = {_key(item["metric"]) for item in ask("changes(%s%s)" % (_selector(name + "_created", match), span))
+                 if float(item["value"][1]) > 0}
+    if restarted & set(series):
+        # A restart no count shows: Prometheus' increase misses it; each such series counts from zero, as on the scrape path.
+        now = {}
+        _bucket_series(ask(_selector(name + "_bucket", match)), "buckets", now)
+        for key in restarted & set(series):
+            fresh = now.get(key, {"buckets": {}})["buckets"]
+            series[key].update(buckets=fresh, rates={le: rate_of(value, window_ms) for le, value in fresh.items()}, reset=True,
+                               created_restart=True)
+            for suffix in ("count", "sum"):
+                for item in ask(_selector("%s_%s" % (name, suffix), match)):
+                    if _key(item["metric"]) == key:
+                        series[key][suffix] = float(item["value"][1])
+    for entry in series.values():
+        if set(entry["rates"]) != set(entry["buckets"]):
+            entry.pop("rates")
+    entry = aggregate(name, "histogram", series, kahan=rules == "3.x")
+    entry["prometheus_rules"] = rules
+    return entry
+
+
 def query_window(url, start, end, mapping=None, match=None, **request):
-    """{"source": "prometheus", "start", "end", "duration", "range", "metrics": {key: entry}} for ``[start, end]``.
+    """{"source": "prometheus", "start", "end", "duration", "range", "prometheus_version", "prometheus_rules", "metrics"} for ``[start, end]``.
 
     ``request``: ``timeout`` (the deadline of each query), ``max_bytes`` (of each answer), ``headers`` (for example
     Authorization), ``pool`` (a `new_pool`; one is made, and used for every query of the window, when absent).
+    The server's version (``/api/v1/status/buildinfo``) decides its rules: 3.x leaves the sample at the range's start out
+    (a range of ``[w]`` sees the samples in ``(start, end]``) and sums with Kahan-Neumaier; 2.x keeps it (``[start, end]``).
     """
     start, end = float(start), float(end)
     window_ms = int(round((end - start) * 1000))
@@ -165,29 +230,16 @@ def query_window(url, start, end, mapping=None, match=None, **request):
     span = "[%dms]" % window_ms
     if request.get("pool") is None:
         request["pool"] = new_pool(url)
+    version, rules = server_version(url, **request)
 
     def ask(expression):
         return instant_query(url, expression, end, **request)
 
     metrics = {}
     for key, name in sorted(metric_names(mapping).items()):
-        buckets = ask("increase(%s%s)" % (_selector(name + "_bucket", match), span))
-        if buckets:
-            series = {}
-            for item in buckets:
-                upper = parse_le(item["metric"].get("le"))
-                if upper is None:
-                    continue
-                entry = series.setdefault(_key(item["metric"]), {"buckets": {}, "count": 0.0, "sum": 0.0, "reset": False})
-                entry["buckets"][le_text(upper)] = float(item["value"][1])
-            for suffix in ("count", "sum"):
-                for item in ask("increase(%s%s)" % (_selector("%s_%s" % (name, suffix), match), span)):
-                    if _key(item["metric"]) in series:
-                        series[_key(item["metric"])][suffix] = float(item["value"][1])
-            for item in ask("resets(%s%s)" % (_selector(name + "_bucket", match), span)):
-                if _key(item["metric"]) in series and float(item["value"][1]) > 0:
-                    series[_key(item["metric"])]["reset"] = True
-            metrics[key] = aggregate(name, "histogram", series)
+        histogram = _histogram(ask, name, match, span, window_ms, rules)
+        if histogram is not None:
+            metrics[key] = histogram
             continue
         plain = ask(_selector(name, match))
         if any("quantile" in item["metric"] for item in plain):
@@ -195,9 +247,15 @@ def query_window(url, start, end, mapping=None, match=None, **request):
             continue
         increases = ask("increase(%s%s)" % (_selector(name, match), span))
         if not increases and not plain:
+            if ask(_selector(name + "_bucket", match)):
+                raise ServiceComparisonError(
+                    "Prometheus %s has fewer than two samples of %s in the window's range %s ending at %s%s: widen the window or "
+                    "scrape more often" % (version or "(version unknown)", name, span, end,
+                                           " (3.x leaves the sample at the range's start out)" if rules == "3.x" else ""))
             metrics[key] = aggregate(name, None, {})
             continue
         resets = {_key(item["metric"]) for item in ask("resets(%s%s)" % (_selector(name, match), span)) if float(item["value"][1]) > 0}
         metrics[key] = aggregate(name, "counter", {_key(item["metric"]): {"value": float(item["value"][1]), "reset": _key(item["metric"]) in resets}
                                                    for item in increases})
-    return {"source": "prometheus", "start": start, "end": end, "duration": end - start, "range": span.strip("[]"), "metrics": metrics}
+    return {"source": "prometheus", "start": start, "end": end, "duration": end - start, "range": span.strip("[]"),
+            "prometheus_version": version, "prometheus_rules": rules, "metrics": metrics}

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import statistics
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.quantile import bucket_quantile, parse_le
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.quantile import entry_quantile
 
 NO_DIFFERENCE = "no measurable difference"
 
@@ -63,9 +63,8 @@ def difference(baseline, canary, unit=""):
 
 def window_quantiles(entry, quantiles):
     """{label: value} of one window's histogram entry (`service_window.aggregate`), None where Prometheus would say NaN."""
-    buckets = [(parse_le(le), count) for le, count in entry.get("buckets") or []]
     out = {}
     for q in quantiles:
-        value = bucket_quantile(q, buckets)["value"]
+        value = entry_quantile(q, entry, legacy=entry.get("prometheus_rules") == "2.x")["value"]
         out[quantile_label(q)] = None if math.isnan(value) else value
     return out

@@ -2,16 +2,22 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """A measured window of a serving process from two scrapes of its own ``/metrics`` (pure).
 
-Public: `DEFAULT_METRICS`, `metric_names`, `parse_scrape`, `scrape_window`, `aggregate`, `le_text`, `trim`, `HAS_PROMETHEUS`.
+Public: `DEFAULT_METRICS`, `metric_names`, `parse_scrape`, `scrape_window`, `aggregate`, `le_text`, `trim`, `range_seconds`,
+`rate_of`, `go_sum`, `HAS_PROMETHEUS`.
 
 A window is the increase of each metric between the start and the end of the measured part of a
 run, per series first and summed over series only then ("rate, then aggregate"), so a restart of
 the server inside the window is not mistaken for negative work:
 
-- a histogram series is reset when its ``_count`` or any of its ``_bucket`` counts went down; its
-  increase is then its end value (counted from zero, as Prometheus' rate() does), and the window is
-  flagged ``reset``;
-- a counter series that went down likewise; a series only in the end scrape counts from zero;
+- each series is decided alone, as Prometheus' rate() decides: every ``_bucket`` series (one per
+  ``le`` as written, so ``0.1`` and ``1e-1`` are two series, added), ``_count`` and ``_sum``; one that
+  went down counts from zero (its increase is its end value) and the window is flagged ``reset``;
+- a series whose ``*_created`` sample changed between the scrapes restarted even where no count went
+  down: every one of its series counts from zero and the entry is flagged ``created_restart`` (a
+  restart Prometheus' rate() does not see: its quantile then differs from Prometheus');
+- a counter series likewise; a series only in the end scrape counts from zero;
+- ``rates`` are each bucket series' increase times ``1 / w`` (``w`` the window in milliseconds, as
+  Prometheus' range), summed by ``le`` in series order, the floats ``histogram_quantile`` works on;
 - a summary is kept as ``{"type": "summary"}``: its quantiles cannot be aggregated (the comparison
   refuses it); a metric in neither scrape is ``{"type": null}``.
 
@@ -21,6 +27,8 @@ mapping (key to name) lets another server's names be used. The query path
 """
 
 from __future__ import annotations
+
+import math
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.errors import ServiceComparisonError
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison import inputs as service_inputs
@@ -107,36 +115,64 @@ def _kind(parsed, name):
     return None
 
 
+def _created_name(name):
+    return (name[:-len("_total")] if name.endswith("_total") else name) + "_created"
+
+
+def _created(parsed, name, match):
+    return {_series_key(labels): value for labels, value in parsed["samples"].get(_created_name(name), []) if _matches(labels, match)}
+
+
 def _histogram_series(parsed, name, match):
+    """{series key: {"buckets": {le as written: count}, "count", "sum", "created"}}: each spelling of a bound is its own series."""
     series = {}
     for labels, value in parsed["samples"].get(name + "_bucket", []):
         upper = parse_le(labels.get("le"))
-        if upper is None or not _matches(labels, match):
-            continue  # Prometheus ignores a bucket whose le is not a number
+        if upper is None or math.isnan(upper) or not _matches(labels, match):
+            continue  # Prometheus skips a bucket whose le strconv.ParseFloat refuses (a NaN bound is not compared)
         entry = series.setdefault(_series_key(labels), {"buckets": {}, "count": 0.0, "sum": 0.0})
-        entry["buckets"][le_text(upper)] = value
+        entry["buckets"][labels["le"]] = value
     for suffix in ("count", "sum"):
         for labels, value in parsed["samples"].get("%s_%s" % (name, suffix), []):
             if _matches(labels, match) and _series_key(labels) in series:
                 series[_series_key(labels)][suffix] = value
+    for key, value in _created(parsed, name, match).items():
+        if key in series:
+            series[key]["created"] = value
     return series
 
 
 def _counter_series(parsed, name, match):
-    return {_series_key(labels): {"value": value} for labels, value in parsed["samples"].get(name, []) if _matches(labels, match)}
+    created = _created(parsed, name, match)
+    return {_series_key(labels): {"value": value, "created": created.get(_series_key(labels))}
+            for labels, value in parsed["samples"].get(name, []) if _matches(labels, match)}
+
+
+def _increase(start, end, restarted):
+    """Prometheus' increase of one series from two samples: end - start, or end when it went down (or restarted)."""
+    if start is None or restarted or end < start:
+        return end, start is not None
+    return end - start, False
+
+
+def _restarted(start, end):
+    """The series' ``_created`` moved: the process restarted even where no count went down (Prometheus cannot see it)."""
+    return start is not None and start.get("created") is not None and end.get("created") is not None and start["created"] != end["created"]
 
 
 def _histogram_deltas(first, second):
     deltas = {}
     for key, end in second.items():
         start = first.get(key)
-        reset = start is not None and (end["count"] < start["count"] or any(
-            value < start["buckets"].get(le, 0.0) for le, value in end["buckets"].items()))
-        if start is None or reset:
-            deltas[key] = dict(end, buckets=dict(end["buckets"]), reset=reset)
-        else:
-            deltas[key] = {"buckets": {le: value - start["buckets"].get(le, 0.0) for le, value in end["buckets"].items()},
-                           "count": end["count"] - start["count"], "sum": end["sum"] - start["sum"], "reset": False}
+        hidden = _restarted(start, end)
+        entry = {"buckets": {}, "reset": False, "created_restart": hidden}
+        for le, value in end["buckets"].items():
+            entry["buckets"][le], reset = _increase(None if start is None else start["buckets"].get(le), value, hidden)
+            entry["reset"] |= reset
+        for suffix in ("count", "sum"):
+            entry[suffix], reset = _increase(None if start is None else start[suffix], end[suffix], hidden)
+            entry["reset"] |= reset
+        deltas[key] = entry
     return deltas
 
 
@@ -144,39 +180,93 @@ def _counter_deltas(first, second):
     deltas = {}
     for key, end in second.items():
         start = first.get(key)
-        reset = start is not None and end["value"] < start["value"]
-        deltas[key] = {"value": end["value"] if start is None or reset else end["value"] - start["value"], "reset": reset}
+        hidden = _restarted(start, end)
+        value, reset = _increase(None if start is None else start["value"], end["value"], hidden)
+        deltas[key] = {"value": value, "reset": reset, "created_restart": hidden}
     return deltas
 
 
-def aggregate(name, kind, series):
+def range_seconds(window_ms):
+    """Go's ``time.Duration.Seconds()`` of a range of ``window_ms`` milliseconds: whole seconds plus nanoseconds / 1e9."""
+    nanoseconds = int(window_ms) * 1000000
+    return float(nanoseconds // 1000000000) + float(nanoseconds % 1000000000) / 1e9
+
+
+def rate_of(increase, window_ms):
+    """Prometheus' rate() of a series whose range starts and ends on samples: the increase times ``1 / w`` (factor first)."""
+    return increase * (1.0 / range_seconds(window_ms))
+
+
+def go_sum(values, kahan=False):
+    """Prometheus' ``sum`` of floats in series order: a plain running sum (2.x) or Kahan-Neumaier (3.x)."""
+    total, compensation = None, 0.0
+    for value in values:
+        if total is None:
+            total = value
+        elif not kahan:
+            total += value
+        else:
+            step = total + value
+            if math.isinf(step):
+                compensation = 0.0
+            elif abs(total) >= abs(value):
+                compensation += (total - step) + value
+            else:
+                compensation += (value - step) + total
+            total = step
+    if total is None:
+        return 0.0
+    return total + compensation if kahan else total
+
+
+def _by_bound(series, field, kahan):
+    """[[le_text, value]] by bound: summed over series per ``le`` spelling (sum by (le)), then spellings of one bound added."""
+    spellings = {}
+    for unused_key, entry in sorted(series.items()):
+        for le, value in entry[field].items():
+            spellings.setdefault(le, []).append(value)
+    bounds = {}
+    for le, values in sorted(spellings.items(), key=lambda item: parse_le(item[0])):
+        bound = le_text(parse_le(le))
+        total = go_sum(values, kahan)
+        bounds[bound] = bounds[bound] + total if bound in bounds else total
+    return [[le, value] for le, value in bounds.items()]
+
+
+def aggregate(name, kind, series, window_ms=None, kahan=False):
     """The window entry of one metric from per-series increases (resets already handled), summed over series.
 
-    Histogram: {"name", "type", "buckets": [[le, increase]] by bound, "count", "sum", "series", "reset"};
-    counter: {"name", "type", "total", "by": [{"labels", "increase"}], "series", "reset"}. Series of one
-    histogram with different bucket boundaries are refused: their sum is not a histogram.
+    Histogram: {"name", "type", "buckets": [[le, increase]] by bound, "rates": [[le, rate]] (when ``window_ms`` or the
+    series' own "rates" give them), "count", "sum", "series", "reset", "created_restart"}; counter: {"name", "type",
+    "total", "by": [{"labels", "increase"}], "series", "reset", "created_restart"}. A bound written twice (``0.1``,
+    ``1e-1``) is two series added, as in Prometheus. Series of one histogram with different bucket boundaries are
+    refused: their sum is not a histogram.
     """
     if kind not in ("histogram", "counter"):
         return {"name": name, "type": kind}
     reset = any(entry.get("reset") for entry in series.values())
+    hidden = any(entry.get("created_restart") for entry in series.values())
     if kind == "counter":
         by = [{"labels": dict(key), "increase": entry["value"]} for key, entry in sorted(series.items())]
         return {"name": name, "type": "counter", "total": sum(entry["increase"] for entry in by), "by": by,
-                "series": len(by), "reset": reset}
-    bounds, totals, count, total_sum = None, {}, 0.0, 0.0
+                "series": len(by), "reset": reset, "created_restart": hidden}
+    bounds, first_key = None, None
     for key, entry in sorted(series.items()):
-        these = sorted(entry["buckets"], key=parse_le)
+        these = sorted({le_text(parse_le(le)) for le in entry["buckets"]}, key=parse_le)
         if bounds is None:
             bounds, first_key = these, key
         elif these != bounds:
             raise ServiceComparisonError("%s: series %s and %s have different bucket boundaries (%s; %s): they cannot be summed" % (
                 name, _labels_text(first_key), _labels_text(key), ", ".join(bounds), ", ".join(these)))
-        for le, value in entry["buckets"].items():
-            totals[le] = totals.get(le, 0.0) + value
-        count += entry["count"]
-        total_sum += entry["sum"]
-    return {"name": name, "type": "histogram", "buckets": [[le, totals[le]] for le in (bounds or [])], "count": count,
-            "sum": total_sum, "series": len(series), "reset": reset}
+        if window_ms is not None:
+            entry["rates"] = {le: rate_of(value, window_ms) for le, value in entry["buckets"].items()}
+    out = {"name": name, "type": "histogram", "buckets": _by_bound(series, "buckets", False),
+           "count": sum(entry["count"] for unused, entry in sorted(series.items())),
+           "sum": sum(entry["sum"] for unused, entry in sorted(series.items())), "series": len(series), "reset": reset,
+           "created_restart": hidden}
+    if series and all("rates" in entry for entry in series.values()):
+        out["rates"] = _by_bound(series, "rates", kahan)
+    return out
 
 
 def _labels_text(key):
@@ -195,6 +285,7 @@ def scrape_window(first, second, mapping=None, match=None):
     start, end = float(first["timestamp"]), float(second["timestamp"])
     if end <= start:
         raise ServiceComparisonError("the end scrape (%s) is not later than the start scrape (%s)" % (end, start))
+    window_ms = int(round((end - start) * 1000))
     before, after = parse_scrape(first["text"]), parse_scrape(second["text"])
     metrics = {}
     for key, name in sorted(metric_names(mapping).items()):
@@ -205,5 +296,5 @@ def scrape_window(first, second, mapping=None, match=None):
             series = _counter_deltas(_counter_series(before, name, match), _counter_series(after, name, match))
         else:
             series = {}
-        metrics[key] = aggregate(name, kind, series)
+        metrics[key] = aggregate(name, kind, series, window_ms=window_ms)
     return {"source": "scrape", "start": start, "end": end, "duration": end - start, "metrics": metrics}

@@ -78,7 +78,10 @@ def test_rates_give_the_same_quantile_as_counts():
     assert hq.bucket_quantile(0.25, rates)["value"] == 0.1 + (0.5 - 0.1) * ((0.25 * (100.0 / 60.0) - 10.0 / 60.0) / (40.0 / 60.0 - 10.0 / 60.0))
 
 
-@pytest.mark.parametrize("text, value", [("+Inf", INF), ("Inf", INF), ("0.001", 0.001), ("1e-3", 0.001), (" 5 ", 5.0), ("x", None)])
+@pytest.mark.parametrize("text, value", [("+Inf", INF), ("Inf", INF), ("0.001", 0.001), ("1e-3", 0.001), (" 5 ", None), ("x", None),
+                                         ("0x1p-3", 0.125), ("1_0", 10.0), ("1e400", None), ("-1e400", None), ("1e-400", 0.0),
+                                         ("infinity", INF), ("+inf", INF), ("-Inf", -INF), ("0x1", None), ("_1", None), ("1__0", None),
+                                         ("infin", None), ("", None), ("1.", 1.0), (".5", 0.5), (".", None), ("+nan", None)])
 def test_parse_le(text, value):
     assert hq.parse_le(text) == value
 

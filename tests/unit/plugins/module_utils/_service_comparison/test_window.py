@@ -51,20 +51,24 @@ def test_deltas_per_series_then_summed():
     assert result["duration"] == 60.0 and result["source"] == "scrape"
     assert result["metrics"]["ttft"] == {"name": "vllm:time_to_first_token_seconds", "type": "histogram",
                                          "buckets": [["0.1", 3.0], ["0.5", 6.0], ["+Inf", 8.0]], "count": 8.0, "sum": 4.0,
-                                         "series": 2, "reset": False}
+                                         "rates": [["0.1", 2.0 * (1.0 / 60.0) + 1.0 * (1.0 / 60.0)], ["0.5", 5.0 * (1.0 / 60.0) + 1.0 * (1.0 / 60.0)],
+                                                   ["+Inf", 6.0 * (1.0 / 60.0) + 2.0 * (1.0 / 60.0)]],
+                                         "series": 2, "reset": False, "created_restart": False}
     assert result["metrics"]["requests"] == {"name": "vllm:request_success_total", "type": "counter", "total": 7.0, "series": 2, "reset": False,
+                                             "created_restart": False,
                                              "by": [{"labels": {"finished_reason": "error"}, "increase": 1.0},
                                                     {"labels": {"finished_reason": "stop"}, "increase": 6.0}]}
     assert result["metrics"]["itl"] == {"name": "vllm:inter_token_latency_seconds", "type": None}
 
 
 def test_a_series_that_went_down_is_a_reset_counted_from_zero():
-    # pod a restarted: its le=0.5 bucket rose (2 -> 3) but le=0.1 and the count fell, so the whole series counts from zero.
+    # pod a restarted: le=0.1 and the count fell and count from zero; its le=0.5 bucket rose (2 -> 3) and counts 1, as
+    # Prometheus' rate() decides each bucket series alone.
     result = window(histogram({"a": (2, 2, 9, 3.0), "b": (0, 2, 2, 0.5)}) + COUNTER % (10, 1),
                     histogram({"a": (1, 3, 4, 1.0), "b": (1, 3, 4, 1.5)}) + COUNTER % (4, 1))
     ttft = result["metrics"]["ttft"]
     assert ttft["reset"] is True
-    assert ttft["buckets"] == [["0.1", 2.0], ["0.5", 4.0], ["+Inf", 6.0]]
+    assert ttft["buckets"] == [["0.1", 2.0], ["0.5", 2.0], ["+Inf", 6.0]]
     assert ttft["count"] == 6.0 and ttft["sum"] == 2.0
     assert result["metrics"]["requests"]["total"] == 4.0 and result["metrics"]["requests"]["reset"] is True
 
@@ -78,7 +82,8 @@ def test_a_new_series_counts_from_zero_and_match_selects_series():
 def test_bounds_are_spelled_one_way():
     text = HEAD + 'vllm:time_to_first_token_seconds_bucket{le="1"} 1\nvllm:time_to_first_token_seconds_bucket{le="+Inf"} 1\n'
     other = HEAD + 'vllm:time_to_first_token_seconds_bucket{le="1.0"} 3\nvllm:time_to_first_token_seconds_bucket{le="+Inf"} 4\n'
-    assert window(text, other)["metrics"]["ttft"]["buckets"] == [["1.0", 2.0], ["+Inf", 3.0]]
+    # Two spellings are two series (as in Prometheus): "1" only at the start is gone, "1.0" only at the end counts from zero.
+    assert window(text, other)["metrics"]["ttft"]["buckets"] == [["1.0", 3.0], ["+Inf", 3.0]]
 
 
 def test_series_with_different_buckets_are_not_summed():
@@ -152,6 +157,8 @@ def asked(server):
     """The (query, time) of each request the server saw, in order."""
     found = []
     for path, unused_headers in server.seen:
+        if urllib.parse.urlsplit(path).path != "/api/v1/query":
+            continue
         query = urllib.parse.parse_qs(urllib.parse.urlsplit(path).query)
         found.append((query["query"][0], query["time"][0]))
     return found
@@ -176,16 +183,19 @@ def test_query_window_reads_increases_over_the_exact_range(serve):
     assert result["range"] == "60000ms" and result["source"] == "prometheus"
     assert result["start"] == 100.0 and result["end"] == 160.0 and result["duration"] == 60.0
     assert result["metrics"]["ttft"] == {"name": NAME, "type": "histogram", "buckets": [["0.1", 3.0], ["0.5", 6.0], ["+Inf", 8.0]],
-                                         "count": 8.0, "sum": 4.0, "series": 1, "reset": True}
+                                         "count": 8.0, "sum": 4.0, "series": 1, "reset": True, "created_restart": False,
+                                         "prometheus_rules": "unknown"}
     assert result["metrics"]["requests"] == {"name": "vllm:request_success_total", "type": "counter", "total": 6.0, "series": 1, "reset": False,
-                                             "by": [{"labels": {"finished_reason": "stop"}, "increase": 6.0}]}
+                                             "created_restart": False, "by": [{"labels": {"finished_reason": "stop"}, "increase": 6.0}]}
+    assert result["prometheus_version"] is None and result["prometheus_rules"] == "unknown"
     assert result["metrics"]["prefix_cache_hits"] == {"name": "vllm:prefix_cache_hits_total", "type": "summary"}
     assert result["metrics"]["itl"] == {"name": "vllm:inter_token_latency_seconds", "type": None}
     queries = asked(server)
     assert {at for unused_query, at in queries} == {"160.000"}
-    assert queries[:4] == [("increase(vllm:e2e_request_latency_seconds_bucket{model_name=\"m\"}[60000ms])", "160.000"),
+    assert queries[:5] == [("increase(vllm:e2e_request_latency_seconds_bucket{model_name=\"m\"}[60000ms])", "160.000"),
                            ("vllm:e2e_request_latency_seconds{model_name=\"m\"}", "160.000"),
                            ("increase(vllm:e2e_request_latency_seconds{model_name=\"m\"}[60000ms])", "160.000"),
+                           ("vllm:e2e_request_latency_seconds_bucket{model_name=\"m\"}", "160.000"),
                            ("increase(vllm:inter_token_latency_seconds_bucket{model_name=\"m\"}[60000ms])", "160.000")]
     assert all(headers["Accept"] == "application/json" and headers["Accept-Encoding"] == "identity" for unused_path, headers in server.seen)
 
@@ -232,8 +242,8 @@ def test_headers_then_a_byte_every_two_seconds_end_at_the_deadline(serve):
 def test_a_server_that_never_answers_ends_at_the_deadline_after_one_try(serve):
     server = serve(http_servers.silent)
     message, took = timed_refusal(lambda: service_query.query_window(server.url, 100.0, 160.0, timeout=2.5), deadline=2.5)
-    assert message == ("Prometheus at %s: no whole answer to the query increase(vllm:e2e_request_latency_seconds_bucket[60000ms]) "
-                       "within the 2.5s deadline (%s)" % (server.url, transport.NO_ANSWER))
+    # The first exchange asks the server's version (its rules); a silent server ends there.
+    assert message == ("Prometheus at %s: no whole build information within the 2.5s deadline (%s)" % (server.url, transport.NO_ANSWER))
     assert 2.5 - 0.1 <= took <= 2.5 + SLACK
     assert len(server.seen) == 1
     message, took = timed_refusal(lambda: service_query.fetch_metrics_text(server.url + "/metrics", timeout=DEADLINE))
