@@ -10,12 +10,11 @@ reads: check mode runs it the same way.
 
 from __future__ import annotations
 
-from ansible.module_utils.common.yaml import yaml_load
-
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._device_path import specs
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base.errors import NumaGateError
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._device_path import read as device_path
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan import locality
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import documents
 from ansible_collections.gpusmith.numa_gate.plugins.plugin_utils.api_action import NodeApiAction
 
 ARGUMENT_SPEC = specs.DEVICE_PATH_INFO  # declared once: the module file documents the same dict
@@ -35,5 +34,5 @@ class ActionModule(NodeApiAction):
         return oracle
 
     def ask(self, api, args, checked):
-        found = device_path.read(api, args["node"], checked, selectors=args["selectors"], allocatable=args["allocatable"], parse_yaml=yaml_load)
+        found = device_path.read(api, args["node"], checked, selectors=args["selectors"], allocatable=args["allocatable"], parse_yaml=documents.parse_yaml)
         return dict(found, changed=False)

@@ -33,6 +33,7 @@ SIDES = ("baseline", "canary")
 PHASES = ("warmup", "measure")
 PLACEHOLDERS = ("target_url", "side", "repetition", "window", "phase", "result_file")
 MIN_REPETITIONS = 3
+MAX_REPETITIONS = 1000  # 2000 windows: each a load run of its own, hours apiece; a plan past it is a typo, not a comparison
 JOB_LABEL = "numa-gate/"
 _TOKEN = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
@@ -72,6 +73,9 @@ def _check(settings):
     if not isinstance(repetitions, int) or isinstance(repetitions, bool) or repetitions < MIN_REPETITIONS:
         raise _E("service_comparison_repetitions must be a whole number of at least %d (repetitions per side, interleaved A B A B), got %r"
                  % (MIN_REPETITIONS, repetitions))
+    if repetitions > MAX_REPETITIONS:
+        raise _E("service_comparison_repetitions %d is above the limit of %d (each repetition is two load runs, one per side); not planned"
+                 % (repetitions, MAX_REPETITIONS))
     command = _argv(settings.get("command"), "service_comparison_command")
     job = settings.get("job") or None
     if bool(command) == bool(job):

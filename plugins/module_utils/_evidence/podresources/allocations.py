@@ -42,20 +42,46 @@ def _memory_totals(blocks):
     return totals
 
 
+MAX_OVERLAP_FINDINGS = 64
+
+
+def _overlaps(label, names, exclusive):
+    """One finding per container whose exclusive CPUs an earlier one (in name order) holds too, at most `MAX_OVERLAP_FINDINGS`.
+
+    One pass with a running union (not every pair): the work grows with the containers, the findings with them at most.
+    """
+    findings, held, owner, sets, more = [], set(), {}, {}, 0
+    for name in names:
+        cpus = sets[name] = set(_cpulist.parse(exclusive[name]))
+        clash = cpus & held
+        if clash:
+            first = owner[min(clash)]
+            both = _cpulist.format(cpus & sets[first])
+            if len(findings) < MAX_OVERLAP_FINDINGS:
+                others = clash - sets[first]
+                findings.append(_finding(label, name, "exclusive_overlap", "disagree",
+                                         "pod %s: containers %s and %s both hold exclusive CPUs %s (PodResources cpu_ids)%s"
+                                         % (label, first, name, both, " and CPUs %s of other containers" % _cpulist.format(others)
+                                            if others else ""), expected="", observed=_cpulist.format(clash)))
+            else:
+                more += 1
+        for cpu in cpus - held:
+            owner[cpu] = name
+        held |= cpus
+    if more:
+        findings.append(_finding(label, None, "exclusive_overlap", "disagree",
+                                 "pod %s: %d more containers hold exclusive CPUs an earlier container holds (findings end at %d)"
+                                 % (label, more, MAX_OVERLAP_FINDINGS), expected="", observed=more))
+    return findings
+
+
 def _one(pod, scope, oracle):
     label = "%s/%s" % (pod["namespace"], pod["name"])
     exclusive = {c["name"]: c["cpu_ids"] for c in pod["containers"] if c["cpu_ids"]}
     shared = [c["name"] for c in pod["containers"] if not c["cpu_ids"]]
     union = _cpulist.union(*exclusive.values()) if exclusive else ""
-    findings = []
     names = sorted(exclusive)
-    for index, first in enumerate(names):
-        for second in names[index + 1:]:
-            both = _cpulist.intersection(exclusive[first], exclusive[second])
-            if both:
-                findings.append(_finding(label, second, "exclusive_overlap", "disagree",
-                                         "pod %s: containers %s and %s both hold exclusive CPUs %s (PodResources cpu_ids)" % (label, first, second, both),
-                                         expected="", observed=both))
+    findings = _overlaps(label, names, exclusive)
     out = {"pod": label, "name": pod["name"], "namespace": pod["namespace"], "scope": scope, "exclusive": exclusive,
            "shared_containers": shared, "pod_level_fields": bool(pod["cpu_ids"] or pod["memory"])}
     if scope == "pod" and pod["cpu_ids"]:

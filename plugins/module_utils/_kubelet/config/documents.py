@@ -154,6 +154,22 @@ def _parse(text):
         loader.dispose()
 
 
+def parse_yaml(text, max_bytes=MAX_DOCUMENT_BYTES):
+    """One YAML document of any shape (a device plugin's config) within the same bounds: size, depth, alias expansion.
+
+    Raises ValueError in go-yaml's words ("yaml: document contains excessive aliasing ...; not loaded").
+    """
+    size = len(text.encode("utf-8", "surrogatepass")) if isinstance(text, str) else len(text)
+    if size > max_bytes:
+        raise ValueError("%d bytes is over the %d-byte bound for a YAML document; not parsed" % (size, max_bytes))
+    try:
+        return _parse(text)
+    except _Refused as exc:
+        raise ValueError("%s; not loaded" % exc) from None
+    except yaml.YAMLError as exc:
+        raise ValueError(getattr(exc, "problem", None) or str(exc).splitlines()[0]) from None
+
+
 def _mark_line(exc):
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
     if mark is None:

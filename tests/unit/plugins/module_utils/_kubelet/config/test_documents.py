@@ -114,3 +114,16 @@ def test_error_is_a_numa_gate_error_with_the_path_as_detail():
     assert err.value.details == {}
     assert err.value.path == MAIN
     assert isinstance(err.value, ValueError)
+
+
+def test_parse_yaml_bounds_any_document_issue_29():
+    bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+        "%s: &%s [%s]\n" % (chr(98 + i), chr(98 + i), ", ".join(["*" + chr(97 + i)] * 10)) for i in range(5))
+    with pytest.raises(ValueError) as raised:
+        documents.parse_yaml(bomb)
+    assert str(raised.value) == ("yaml: document contains excessive aliasing (its 23 YAML nodes would expand through aliases to more than "
+                                 "10000); not loaded")
+    with pytest.raises(ValueError) as raised:
+        documents.parse_yaml("x" * 100, max_bytes=10)
+    assert str(raised.value) == "100 bytes is over the 10-byte bound for a YAML document; not parsed"
+    assert documents.parse_yaml("version: v1\nflags: {migStrategy: none}\n") == {"version": "v1", "flags": {"migStrategy": "none"}}
