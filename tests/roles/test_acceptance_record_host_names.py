@@ -55,6 +55,6 @@ def test_a_host_named_as_a_path_fails_before_any_file_is_read_or_written(tmp_pat
     rule = "is not a name: '.' and '..' are the folder itself and its parent" if host == ".." else \
         "has a '/': it must be one name inside its folder, not a path"
     assert result["msg"] == ("Task failed: Finalization of task args for 'ansible.builtin.set_fact' failed: Error while resolving value for "
-                             "'acceptance_record_record': The filter plugin 'gpusmith.numa_gate.artifacts_file' failed: "
+                             "'acceptance_record_result': The filter plugin 'gpusmith.numa_gate.artifacts_file' failed: "
                              "artifacts_file: artifacts: host name %r %s" % (host, rule))
     assert after == before
