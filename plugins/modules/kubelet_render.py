@@ -21,7 +21,7 @@ description:
   - In every other case (applying, mode C(main), state C(absent), no O(reading) or one of other files) it runs
     M(gpusmith.numa_gate.kubelet_config) on the node with the other options, unchanged.
   - Used by the P(gpusmith.numa_gate.kubelet_render#role) role, which passes the reading the
-    P(gpusmith.numa_gate.topology#role) role made (C(topology_kubelet_config)) when there is one, so that
+    P(gpusmith.numa_gate.topology#role) role made (C(topology_result.kubelet_config)) when there is one, so that
     C(playbooks/plan.yml) makes one node round trip per node.
 options:
   reading:
