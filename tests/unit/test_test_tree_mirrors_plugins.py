@@ -52,7 +52,6 @@ COVERED_BY = {
     "_evidence/placement/numa_maps.py": "module_utils/_evidence/placement/test_read.py",
     "_evidence/placement/threads.py": "module_utils/_evidence/placement/test_read.py",
     "_evidence/placement/usage.py": "module_utils/_evidence/placement/test_read_real.py",
-    "_evidence/podresources/allocations.py": "module_utils/_evidence/podresources/test_client.py",
     "_evidence/podresources/messages.py": "module_utils/_evidence/podresources/test_api_descriptor.py",
     "_facts/cgroup.py": "module_utils/_facts/test_gather.py",
     "_facts/cores.py": "module_utils/_facts/test_gather.py",
@@ -65,7 +64,6 @@ COVERED_BY = {
     "_kube_api/connection_spec.py": "action/test_device_path_info.py",
     "_kube_api/kubeconfig.py": "module_utils/_kube_api/test_connection.py",
     "_kube_api/outcome.py": "action/test_kube_node.py",
-    "_kube_api/urls.py": "action/test_service_load_job.py",
     "_kubelet/checkpoints/files.py": "module_utils/_kubelet/checkpoints/test_fields.py",
     "_kubelet/checkpoints/go_types.py": "module_utils/_kubelet/checkpoints/test_checksum.py",
     "_kubelet/config/inventory.py": "modules/test_kubelet_baseline.py",
@@ -101,7 +99,6 @@ COVERED_BY = {
     "_transition/node/checkpoint_removal.py": "modules/test_kubelet_checkpoint.py",
     "_transition/node/kubelet_service.py": "modules/test_kubelet_service.py",
     "_transition/record_read.py": "modules/test_transition_info.py",
-    "_transition/restore_plan.py": "modules/test_transition_restore.py",
 }
 
 # module_utils files that no test file tests at all.
