@@ -145,6 +145,7 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts.runner i
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import inventory, unit
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_files.baseline import store as baseline_store
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.journal import step as step_journal, transitions
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.node import kubelet_service as service_unit
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import layout as _layout
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_files import confine
 
@@ -163,6 +164,7 @@ def _unit(module):
     if params["kubelet_flags"] is not None or params["root"] != "/":
         flags = dict(unit.flags_from_argv([]), **(params["kubelet_flags"] or {}))
         return {"service": params["kubelet_service"], "argv": [], "flags": flags, "source": "given", "active": None}, None
+    service_unit.unit_name(params["kubelet_service"])  # one unit by systemd's rules, never a pattern or an option
     runner = ModuleRunner(module)
     found = unit.read_unit(runner, params["kubelet_service"], _read_live)
     return found, unit.kubelet_version(runner, unit.program(found["argv"]))

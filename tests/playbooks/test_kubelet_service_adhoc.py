@@ -71,3 +71,16 @@ def test_a_systemctl_that_hangs_is_killed_at_the_timeout(tmp_path, fake):
     assert calls[1] == "stop -- kubelet"
     pid = int((fake[1].parent / "systemctl.log.pid").read_text())
     assert not os.path.exists("/proc/%d" % pid) or open("/proc/%d/stat" % pid).read().split()[2] == "Z"
+
+
+def test_kubelet_baseline_reads_no_unit_by_an_option_either(tmp_path, fake):
+    folder, log = fake
+    args = {"kubelet_service": "-H root@10.0.0.1", "state_dir": str(tmp_path / "state")}
+    environ = ansible_run.environment(tmp_path, PATH="%s:%s" % (folder, os.environ["PATH"]), LOG=str(log))
+    argv = [os.path.join(ansible_run.BIN, "ansible"), "localhost", "-i", "localhost,", "-c", "local", "-m", "gpusmith.numa_gate.kubelet_baseline",
+            "-a", json.dumps(args), "--check", "-e", "ansible_python_interpreter=%s" % ansible_run.PYTHON]
+    done = subprocess.run(argv, cwd=ansible_run.REPO, env=environ, capture_output=True, text=True, timeout=120, check=False)
+    result = json.loads(done.stdout[done.stdout.index("{"):])["plays"][0]["tasks"][0]["hosts"]["localhost"]
+    assert result["msg"] == ("service '-H root@10.0.0.1' starts with '-': systemctl would take it for an option; give one unit name, "
+                             "such as kubelet or kubelet.service; nothing was changed")
+    assert not log.exists() and not (tmp_path / "state").exists()

@@ -66,7 +66,7 @@ def parse_environment_file(text):
 
 
 def _show(runner, systemctl, service, prop):
-    rc, out, _err = runner.run([systemctl, "show", service, "--property", prop, "--value"])
+    rc, out, _err = runner.run([systemctl, "show", "--property", prop, "--value", "--", service])  # never an option
     return out.strip() if rc == 0 else ""
 
 

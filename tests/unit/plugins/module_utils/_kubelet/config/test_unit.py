@@ -28,7 +28,7 @@ def test_environment_file():
 
 
 def _show(prop):
-    return ("/usr/bin/systemctl", "show", "kubelet", "--property", prop, "--value")
+    return ("/usr/bin/systemctl", "show", "--property", prop, "--value", "--", "kubelet")
 
 
 def test_a_stopped_kubeadm_unit_is_read_from_exec_start():
