@@ -285,6 +285,8 @@ def scrape_window(first, second, mapping=None, match=None):
     start, end = float(first["timestamp"]), float(second["timestamp"])
     if end <= start:
         raise ServiceComparisonError("the end scrape (%s) is not later than the start scrape (%s)" % (end, start))
+    if not math.isfinite((end - start) * 1000):
+        raise ServiceComparisonError("the window from %s to %s is not a finite number of milliseconds" % (start, end))
     window_ms = int(round((end - start) * 1000))
     before, after = parse_scrape(first["text"]), parse_scrape(second["text"])
     metrics = {}
