@@ -1,8 +1,8 @@
 # Copyright: (c) 2026, GPU Smith
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The shared settings reach the roles that talk to the API: the service_comparison role's Job load and the
-kubelet_transition role's verify step (tasks_from: verify) take numa_gate_kubeconfig, and the verify step takes
-numa_gate_verify_timeout. Through the real ansible-playbook against the API server TEST DOUBLE (tests/doubles/apiserver),
+kubelet_transition role's verify step (tasks_from: verify, with the module_defaults the role's main.yml sets around it)
+take numa_gate_kubeconfig, and the verify step takes numa_gate_verify_timeout. Through the real ansible-playbook against the API server TEST DOUBLE (tests/doubles/apiserver),
 with HOME an empty folder and no KUBECONFIG or K8S_AUTH_*, so only the kubeconfig set through the shared setting reaches it.
 """
 
@@ -14,6 +14,7 @@ import subprocess
 import sys
 
 import pytest
+import yaml
 
 from ansible_collections.gpusmith.numa_gate.tests.unit import ansible_run
 
@@ -29,12 +30,19 @@ JOB = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "load-{side
                                                                          "command": ["bench"]}]}}}}
 VERIFY = """- hosts: localhost
   gather_facts: false
-  tasks:
+{connection}  tasks:
     - name: The transition's verify step alone
       ansible.builtin.include_role:
         name: gpusmith.numa_gate.kubelet_transition
         tasks_from: verify
 """
+def role_connection(role):
+    """The module_defaults the role's tasks/main.yml sets around its tasks (its API connection), as a play's keyword: a task
+    file run alone (tasks_from) is an internal step of the role and gets its connection from there."""
+    with open(os.path.join(ansible_run.REPO, "roles", role, "tasks", "main.yml"), encoding="utf-8") as stream:
+        return "  module_defaults: %s\n" % json.dumps(yaml.safe_load(stream)[0]["module_defaults"])
+
+
 COMPARE = """- hosts: localhost
   gather_facts: false
   roles:
@@ -72,7 +80,7 @@ def failed(result):
 
 
 def test_the_transition_verify_takes_the_shared_kubeconfig_and_verify_timeout(double, tmp_path):
-    done, result = play(tmp_path, VERIFY, {
+    done, result = play(tmp_path, VERIFY.replace("{connection}", role_connection("kubelet_transition")), {
         "numa_gate_kubeconfig": double.write_kubeconfig(tmp_path / "kubeconfig"), "numa_gate_node_name": NODE,
         "numa_gate_verify_timeout": 3, "kubelet_transition_target": "enable", "kubelet_transition_settings": {"cpuManagerPolicy": "static"}})
     assert done.returncode == 2

@@ -17,6 +17,7 @@ import subprocess
 import sys
 
 import pytest
+import yaml
 
 from ansible_collections.gpusmith.numa_gate.tests.unit import ansible_run
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.journal import journal, transitions
@@ -30,7 +31,7 @@ from apiserver import server  # noqa: E402 pylint: disable=wrong-import-position
 T1 = "20261201T090000Z"
 PLAY = """- hosts: localhost
   gather_facts: false
-  tasks:
+{connection}  tasks:
     - name: The drain step
       ansible.builtin.include_role:
         name: gpusmith.numa_gate.kubelet_transition
@@ -50,6 +51,13 @@ PLAY = """- hosts: localhost
 """
 
 
+def role_connection(role):
+    """The module_defaults the role's tasks/main.yml sets around its tasks (its API connection), as a play's keyword: a task
+    file run alone (tasks_from) is an internal step of the role and gets its connection from there."""
+    with open(os.path.join(ansible_run.REPO, "roles", role, "tasks", "main.yml"), encoding="utf-8") as stream:
+        return "  module_defaults: %s\n" % json.dumps(yaml.safe_load(stream)[0]["module_defaults"])
+
+
 @pytest.fixture(name="double")
 def fixture_double():
     started = server.ApiServerDouble().start()
@@ -62,7 +70,7 @@ def fixture_double():
 def play(tmp_path, extra):
     """Run PLAY with ``extra`` as extra vars: (rc, {task name: the host's result})."""
     playbook = tmp_path / "play.yml"
-    playbook.write_text(PLAY)
+    playbook.write_text(PLAY.replace("{connection}", role_connection("kubelet_transition")))
     variables = tmp_path / "vars.json"
     variables.write_text(json.dumps(extra))
     argv = [os.path.join(ansible_run.BIN, "ansible-playbook"), "-i", "localhost,", "-c", "local", str(playbook), "-e", "@%s" % variables,
