@@ -61,7 +61,8 @@ def test_a_window_from_prometheus(serve):
     result = action.read_window(args(prometheus_url=server.url, start=100.0, end=160.0))
     assert result["changed"] is False
     assert result["window"]["metrics"]["requests"] == {"name": "vllm:request_success_total", "type": "counter", "total": 6.0, "series": 1,
-                                                       "reset": False, "by": [{"labels": {"finished_reason": "stop"}, "increase": 6.0}]}
+                                                       "reset": False, "created_restart": False,
+                                                       "by": [{"labels": {"finished_reason": "stop"}, "increase": 6.0}]}
 
 
 @pytest.mark.parametrize("given, message", [
