@@ -70,8 +70,8 @@ def test_a_successful_runs_tails_are_masked(tmp_path):
 def test_a_result_file_that_is_a_symlink_or_a_fifo_is_refused(tmp_path, make, message):
     path = str(tmp_path / "result.json")
     argv = ["/bin/sh", "-c", make, "load", path]
-    result, _output = adhoc(tmp_path, "service_load", {"side": "baseline", "repetition": 1, "window": 1, "argv": argv, "timeout": 30,
-                                                        "result_file": path})
+    args = {"side": "baseline", "repetition": 1, "window": 1, "argv": argv, "timeout": 30, "result_file": path}
+    result, _output = adhoc(tmp_path, "service_load", args)
     assert result["msg"] == message.format(path)
 
 

@@ -151,7 +151,7 @@ def local_quantile(entry, q):
 
 
 def same(a, b):
-    return (a != a and b != b) or a == b
+    return (math.isnan(a) and math.isnan(b)) or a == b
 
 
 @pytest.mark.parametrize("window", "ABC")

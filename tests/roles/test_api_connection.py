@@ -105,7 +105,7 @@ def test_the_api_roles_set_module_defaults():
     api = _api_actions()
     talking = [role for role in ROLES if any(
         (_action(task) or "") in api or (_action(task) or "").startswith("kubernetes.core.")
-        for entry in _entry_points(role) for task, _ in _tasks(role, entry))]
+        for entry in _entry_points(role) for task, _where in _tasks(role, entry))]
     assert talking == ["canary", "evidence", "kubelet_transition", "rehearsal", "service_comparison"]
 
 

@@ -2,7 +2,8 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The shared settings reach the roles that talk to the API: the service_comparison role's Job load and the
 kubelet_transition role's verify step (tasks_from: verify, with the module_defaults the role's main.yml sets around it)
-take numa_gate_kubeconfig, and the verify step takes numa_gate_verify_timeout. Through the real ansible-playbook against the API server TEST DOUBLE (tests/doubles/apiserver),
+take numa_gate_kubeconfig, and the verify step takes numa_gate_verify_timeout. Through the real ansible-playbook against
+the API server TEST DOUBLE (tests/doubles/apiserver),
 with HOME an empty folder and no KUBECONFIG or K8S_AUTH_*, so only the kubeconfig set through the shared setting reaches it.
 """
 
@@ -36,6 +37,8 @@ VERIFY = """- hosts: localhost
         name: gpusmith.numa_gate.kubelet_transition
         tasks_from: verify
 """
+
+
 def role_connection(role):
     """The module_defaults the role's tasks/main.yml sets around its tasks (its API connection), as a play's keyword: a task
     file run alone (tasks_from) is an internal step of the role and gets its connection from there."""

@@ -23,6 +23,7 @@ and shown masked in every message. A failed query names the query and Prometheus
 
 from __future__ import annotations
 
+import math
 import json
 import time
 import urllib.parse
@@ -174,7 +175,7 @@ def _bucket_series(items, field, series):
     for item in items:
         le = item["metric"].get("le")
         upper = parse_le(le)
-        if upper is None or upper != upper:
+        if upper is None or (isinstance(upper, float) and math.isnan(upper)):
             continue  # Prometheus skips a bucket whose le strconv.ParseFloat refuses; a NaN bound is not compared
         entry = series.setdefault(_key(item["metric"]), {"buckets": {}, "rates": {}, "count": 0.0, "sum": 0.0, "reset": False})
         entry[field][le] = float(item["value"][1])

@@ -63,13 +63,13 @@ def go_parse_float(text):
 
 def _fdiv(a, b):
     if b == 0:
-        return math.nan if a == 0 or a != a else math.copysign(math.inf, a) * math.copysign(1.0, b)
+        return math.nan if a == 0 or math.isnan(a) else math.copysign(math.inf, a) * math.copysign(1.0, b)
     return a / b
 
 
 def _almost_equal(a, b, epsilon):
     min_normal = 2.2250738585072014e-308
-    if a != a and b != b:
+    if math.isnan(a) and math.isnan(b):
         return True
     if a == b:
         return True
@@ -81,7 +81,7 @@ def _almost_equal(a, b, epsilon):
 
 def bucket_quantile(q, buckets, version="3"):
     """buckets: [(upper, count)]; version "2" (2.42: raise to the running max) or "3" (small deltas first)."""
-    if q != q:
+    if math.isnan(q):
         return math.nan
     if q < 0:
         return -math.inf

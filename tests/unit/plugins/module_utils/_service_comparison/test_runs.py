@@ -67,8 +67,8 @@ def test_a_job_per_run_named_and_labelled_after_it():
 @pytest.mark.parametrize("changes, message", [
     ({"repetitions": 2}, "service_comparison_repetitions must be a whole number of at least 3 (repetitions per side, interleaved A B A B), got 2"),
     ({"repetitions": True}, "service_comparison_repetitions must be a whole number of at least 3 (repetitions per side, interleaved A B A B), got True"),
-    ({"repetitions": 1001}, "service_comparison_repetitions 1001 is above the limit of 1000 (each repetition is two load runs, one per side); "
-                             "not planned"),
+    ({"repetitions": 1001}, "service_comparison_repetitions 1001 is above the limit of 1000 (each repetition is two load runs, "
+                            "one per side); not planned"),
     ({"job": JOB}, "give exactly one load generator: service_comparison_command (an argv run on the controller) or service_comparison_job "
                    "(a Job manifest created through the API), got both"),
     ({"command": []}, "give exactly one load generator: service_comparison_command (an argv run on the controller) or service_comparison_job "

@@ -28,7 +28,7 @@ def fixture_two(tmp_path):
 
 def test_a_failed_first_write_leaves_no_backup_and_no_restore_folder(two, monkeypatch):
     root, steps, keep = two
-    monkeypatch.setattr(backups, "put_back", lambda kept, real: (_ for _ in ()).throw(atomic.NodeStateError("cannot write %s: disk full" % real)))
+    monkeypatch.setattr(backups, "put_back", lambda kept, real: (never for never in ()).throw(atomic.NodeStateError("cannot write %s: disk full" % real)))
     with pytest.raises(atomic.NodeStateError) as raised:
         restore_plan.apply(steps, keep)
     assert str(raised.value) == "cannot write %s: disk full; nothing was put back" % steps[0][1]
