@@ -73,12 +73,7 @@ def fixture_cluster(pki, tmp_path):
 
 def playbook(tmp_path, tasks, variables=None, play_extra=""):
     """Run one play on localhost with only ``variables`` (plus Ansible's own settings) in the environment: (rc, results, stdout)."""
-    home = tmp_path / "home"
-    home.mkdir()
-    env = ansible_run.environment(tmp_path, HOME=str(home))
-    for name in list(env):
-        if name == "KUBECONFIG" or name.startswith("K8S_AUTH_"):
-            del env[name]
+    env = ansible_run.environment_without_api_settings(tmp_path)
     env.update(variables or {})
     path = tmp_path / "play.yml"
     path.write_text("- name: API through %s\n  hosts: localhost\n  gather_facts: false\n%s  tasks:\n%s" % (
@@ -88,6 +83,7 @@ def playbook(tmp_path, tasks, variables=None, play_extra=""):
     start = 0 if done.stdout.startswith("{") else done.stdout.index("\n{") + 1  # progress lines come before the JSON
     document = json.loads(done.stdout[start:])
     results = [task["hosts"]["localhost"] for task in document["plays"][0]["tasks"]]
+    home = tmp_path / "home"
     assert os.listdir(home) in ([], [".ansible"])  # nothing but Ansible's own folder: no kubeconfig was ever there
     assert not os.path.exists(home / ".kube")
     return done.returncode, results, done.stdout + done.stderr

@@ -137,11 +137,7 @@ def test_the_canary_role_reaches_the_api_with_only_numa_gate_kubeconfig(double, 
     (tmp_path / "vars.json").write_text(json.dumps({
         "numa_gate_kubeconfig": double.write_kubeconfig(tmp_path / "kubeconfig"), "canary_node_name": "gpu-1",
         "canary_timeout": 2, "canary_poll": 1}))
-    (tmp_path / "home").mkdir()
-    env = ansible_run.environment(tmp_path, HOME=str(tmp_path / "home"))
-    for name in list(env):
-        if name == "KUBECONFIG" or name.startswith("K8S_AUTH_"):
-            del env[name]
+    env = ansible_run.environment_without_api_settings(tmp_path)
     argv = [os.path.join(ansible_run.BIN, "ansible-playbook"), "-i", "localhost,", "-c", "local", str(tmp_path / "play.yml"),
             "-e", "@%s" % (tmp_path / "vars.json"), "-e", "ansible_python_interpreter=%s" % ansible_run.PYTHON]
     done = subprocess.run(argv, cwd=str(tmp_path), env=env, capture_output=True, text=True, timeout=180, check=False)

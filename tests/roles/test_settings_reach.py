@@ -66,11 +66,7 @@ def fixture_double():
 def play(tmp_path, text, variables):
     (tmp_path / "play.yml").write_text(text)
     (tmp_path / "vars.json").write_text(json.dumps(variables))
-    (tmp_path / "home").mkdir()
-    env = ansible_run.environment(tmp_path, HOME=str(tmp_path / "home"))
-    for name in list(env):
-        if name == "KUBECONFIG" or name.startswith("K8S_AUTH_"):
-            del env[name]
+    env = ansible_run.environment_without_api_settings(tmp_path)
     argv = [os.path.join(ansible_run.BIN, "ansible-playbook"), "-i", "localhost,", "-c", "local", str(tmp_path / "play.yml"),
             "-e", "@%s" % (tmp_path / "vars.json"), "-e", "ansible_python_interpreter=%s" % ansible_run.PYTHON]
     done = subprocess.run(argv, cwd=str(tmp_path), env=env, capture_output=True, text=True, timeout=120, check=False)

@@ -30,3 +30,12 @@ def environment(tmp_path, **extra):
                ANSIBLE_LOCAL_TEMP=str(tmp_path / "ansible-tmp"), ANSIBLE_NOCOLOR="1")
     env.update(extra)
     return env
+
+
+def environment_without_api_settings(tmp_path):
+    """`environment` with HOME an empty folder and no KUBECONFIG or K8S_AUTH_*: the API is reached only through what the
+    play itself gives (a kubeconfig setting, module_defaults), never through the machine's own client settings."""
+    home = tmp_path / "home"
+    home.mkdir()
+    env = environment(tmp_path, HOME=str(home))
+    return {name: value for name, value in env.items() if name != "KUBECONFIG" and not name.startswith("K8S_AUTH_")}
