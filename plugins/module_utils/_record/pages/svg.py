@@ -2,16 +2,22 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The node drawing (SVG, self-contained): NUMA nodes, their cores and CPUs by role, memory, GPUs and NICs, the canary (pure).
 
-Public: `drawing`, `layout`, `ROLES`.
+Public: `drawing`, `layout`, `ROLES`, `fit`.
 
 One element per thing, each with ``data-kind`` so a test (or a browser) can count them:
 ``numa-node`` (one per NUMA node of the facts, CPU-less ones too), ``core`` (one per physical
 core), ``cpu`` (one per logical CPU, ``data-role`` reserved | exclusive | shared | offline |
-isolated | canary-exclusive | canary-shared), ``memory`` (one bar per node), ``gpu`` and ``nic``
-(one per device, inside the node it is local to, or in the ``numa-unknown`` box when the oracle
-does not know it), ``canary`` (a label on each node holding the canary's CPUs) and ``legend``.
-Every value is escaped (`escape.html_text` / `escape.html_attr`); there is no script, no link
-and no external reference.
+isolated | canary-exclusive | canary-shared) with its number (``cpu-number``), ``memory`` (one bar
+per node) with the plan's reserved memory on it (``reserved-memory``, when the record holds a
+plan), ``gpu`` and ``nic`` (one per device, inside the node it is local to, or in the
+``numa-unknown`` box when the oracle does not know it), ``canary`` (a line of its own under the
+label of each node holding the canary's CPUs) and ``legend``.
+
+The drawing scales: a viewBox and no fixed width (it shrinks with the page, never wider than its
+own size), and the legend wraps to the drawing's width, so it is whole at any page width. A label
+is cut to the width it has (`fit`), the whole text in its ``<title>``: no text runs into another.
+Every value is escaped (`escape.html_text` / `escape.html_attr`); there is no script, no link and
+no external reference.
 """
 
 from __future__ import annotations
@@ -22,17 +28,31 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import es
 ROLES = ("reserved", "canary-exclusive", "canary-shared", "exclusive", "shared", "isolated", "offline")
 _LEGEND = {"reserved": "reserved (system, kubelet)", "canary-exclusive": "canary exclusive", "exclusive": "exclusive (other pods)",
            "canary-shared": "canary shared pool", "shared": "shared", "isolated": "isolated (isolcpus)", "offline": "offline"}
-CPU_W, CPU_H, GAP, PAD, HEADER, MEM_H, DEV_W, DEV_H = 14, 18, 4, 10, 42, 22, 170, 34
-LABEL_CHARS = 27
+# The memory swatches of the legend, after the CPU roles: (CSS class, words).
+_MEMORY_LEGEND = (("memory-filled", "NUMA node memory"), ("memory-reserved", "reserved memory (plan)"))
+CPU_W, CPU_H, GAP, PAD, HEADER, MEM_H, DEV_W, DEV_H = 22, 18, 4, 10, 46, 34, 170, 34
+LEGEND_ROW = 18
+LABEL_CHARS = 25
 CORES_PER_ROW = 16
+# What one character takes at most at 11px (sans-serif, bold for the node labels): labels are cut to fit, never overflow.
+CHAR_PX, BOLD_CHAR_PX = 6.4, 7.0
 STYLE = ("svg.numa-gate-node{font-family:sans-serif;font-size:11px}"
          ".numa-box{fill:#f7f7f7;stroke:#555}.numa-unknown-box{fill:#fff4e5;stroke:#b36b00;stroke-dasharray:4 2}"
          ".core-box{fill:none;stroke:#999}.cpu{stroke:#333;stroke-width:.5}"
+         ".cpu-number{font-size:8px;fill:#111;pointer-events:none}.cpu-number.on-dark{fill:#fff}"
          ".role-reserved{fill:#888}.role-exclusive{fill:#4c72b0}.role-shared{fill:#dde8f3}.role-offline{fill:#fff;stroke-dasharray:2 1}"
          ".role-isolated{fill:#c9b3e6}.role-canary-exclusive{fill:#d62728}.role-canary-shared{fill:#ff9896}"
-         ".memory-filled{fill:#8fbc8f}.memory-track{fill:#e8e8e8}.device-box{fill:#fff;stroke:#333}"
+         ".memory-filled{fill:#8fbc8f}.memory-track{fill:#e8e8e8}.memory-reserved{fill:#37474f}.device-box{fill:#fff;stroke:#333}"
          ".gpu .device-box{stroke:#2e7d32;stroke-width:1.5}.nic .device-box{stroke:#1565c0;stroke-width:1.5}"
          ".canary-device .device-box{stroke:#d62728;stroke-width:3}.canary-label{fill:#d62728;font-weight:bold}")
+_DARK = ("reserved", "exclusive", "canary-exclusive")
+
+
+def fit(value, width, char_px=CHAR_PX):
+    """value cut (with an ellipsis) to what ``width`` pixels hold at ``char_px`` a character."""
+    value = escape.text(value)
+    room = max(1, int(width / char_px + 1e-9))
+    return value if len(value) <= room else value[:room - 1] + "\u2026"
 
 
 def _role_of(cpu, roles):
@@ -59,17 +79,35 @@ def _devices(record):
     return found
 
 
+def _legend_entries():
+    return [("cpu role-%s" % role, _LEGEND[role]) for role in ROLES] + list(_MEMORY_LEGEND)
+
+
+def _legend_rows(width):
+    """[(css, words, x, row)]: the legend's entries wrapped to ``width``."""
+    placed, x, row = [], PAD, 0
+    for css, words in _legend_entries():
+        wide = CPU_W - 1 + 4 + int(len(words) * CHAR_PX) + 12
+        if x > PAD and x + wide > width - PAD:
+            x, row = PAD, row + 1
+        placed.append((css, words, x, row))
+        x += wide
+    return placed
+
+
 def layout(record):
-    """Geometry: {"width", "height", "node_width", "boxes": [{"id", "x", "y", "height", "rows", "devices"}], "unknown": box or None}."""
+    """Geometry: {"width", "height", "node_width", "legend", "boxes": [{"id", "x", "y", "height", "rows", "devices"}], "unknown": box or None}."""
     nodes = record["topology"]["numa_nodes"]
     threads = max([len(_cpulist.parse(core["cpus"])) for node in nodes for core in node["cores"]] or [1])
     core_w = threads * CPU_W + 2 * 2
     widest = max([min(len(node["cores"]), CORES_PER_ROW) for node in nodes] or [1])
     node_w = max(2 * DEV_W + 3 * PAD, widest * (core_w + GAP) + 2 * PAD)
     per_row = 2 if node_w <= 560 else 1
+    width = PAD + per_row * (node_w + PAD)
+    legend = _legend_rows(width)
     devices = _devices(record)
     known = set(node["id"] for node in nodes)
-    y, x_col, row_h, boxes = 40, 0, 0, []
+    y, x_col, row_h, boxes = 8 + (legend[-1][3] + 1) * LEGEND_ROW + PAD, 0, 0, []
     dev_per_row = max(1, (node_w - PAD) // (DEV_W + PAD))
     for index, node in enumerate(nodes):
         rows = -(-len(node["cores"]) // CORES_PER_ROW)
@@ -89,17 +127,20 @@ def layout(record):
         height = HEADER + (-(-len(stray) // dev_per_row)) * (DEV_H + 6) + PAD
         unknown = {"x": PAD, "y": y, "height": height, "devices": stray, "dev_per_row": dev_per_row}
         y += height + PAD
-    width = PAD + per_row * (node_w + PAD)
-    return {"width": width, "height": y, "node_width": node_w, "boxes": boxes, "unknown": unknown}
+    return {"width": width, "height": y, "node_width": node_w, "legend": legend, "boxes": boxes, "unknown": unknown}
 
 
-def _short(value):
-    """What fits in a device box; the whole value is in the box's title and in the page's tables."""
-    value = escape.text(value)
-    return value if len(value) <= LABEL_CHARS else value[:LABEL_CHARS - 1] + "\u2026"
+def _label(x, y, words, width, css="", kind=None, attrs="", bold=False):
+    """A text cut to ``width``; when cut, inside a group whose title holds the whole text."""
+    shown = fit(words, width, BOLD_CHAR_PX if bold else CHAR_PX)
+    text = '<text%s%s%s x="%d" y="%d"%s>%s</text>' % (
+        ' class="%s"' % css if css else "", ' data-kind="%s"' % kind if kind else "", attrs, x, y,
+        ' font-weight="bold"' if bold else "", escape.html_text(shown))
+    return text if shown == escape.text(words) else "<g><title>%s</title>%s</g>" % (escape.html_text(words), text)
 
 
 def _device(entry, x, y):
+    """One device's box: its kind and name, its PCI address and UUID or driver (one call per GPU and NIC)."""
     device = entry["device"]
     kind = entry["kind"]
     label = device.get("name") or ("index %s" % device.get("index") if kind == "gpu" else "(no name)")
@@ -108,13 +149,15 @@ def _device(entry, x, y):
     title = "%s %s %s NUMA node %s (%s)" % (
         kind.upper(), escape.text(device.get("name")), escape.text(device.get("pci_address")), escape.text(device.get("numa_node")),
         escape.text(device.get("numa_source")))
-    return ('<g class="%s" data-kind="%s" data-pci="%s" data-numa-node="%s" data-canary="%s"><title>%s</title>'
-            '<rect class="device-box" x="%d" y="%d" width="%d" height="%d" rx="3"/>'
-            '<text x="%d" y="%d">%s %s</text><text x="%d" y="%d">%s</text></g>') % (
-        classes, kind, escape.html_attr(device.get("pci_address")), escape.html_attr(device.get("numa_node")),
-        "true" if entry["canary"] else "false", escape.html_text(title), x, y, DEV_W, DEV_H,
-        x + 5, y + 14, kind.upper(), escape.html_text(_short(label)), x + 5, y + 28,
-        escape.html_text(_short("%s %s" % (escape.text(device.get("pci_address")), escape.text(ident) if ident else ""))))
+    parts = ['<g class="%s" data-kind="%s" data-pci="%s" data-numa-node="%s" data-canary="%s"><title>%s</title>' % (
+                 classes, kind, escape.html_attr(device.get("pci_address")), escape.html_attr(device.get("numa_node")),
+                 "true" if entry["canary"] else "false", escape.html_text(title)),
+             '<rect class="device-box" x="%d" y="%d" width="%d" height="%d" rx="3"/>' % (x, y, DEV_W, DEV_H),
+             '<text x="%d" y="%d">%s %s</text>' % (x + 5, y + 14, kind.upper(), escape.html_text(fit(label, DEV_W - 10 - 4 * CHAR_PX))),
+             '<text x="%d" y="%d">%s</text>' % (x + 5, y + 28, escape.html_text(fit("%s %s" % (
+                 escape.text(device.get("pci_address")), escape.text(ident) if ident else ""), DEV_W - 10)))]
+    parts.append("</g>")
+    return "".join(parts)
 
 
 def _devices_svg(entries, x0, y0, per_row):
@@ -124,12 +167,59 @@ def _devices_svg(entries, x0, y0, per_row):
     return out
 
 
-def _node(node, box, node_w, roles, largest, canary):
+def _cpus(core, cx, cy, roles):
+    out = []
+    for slot, cpu in enumerate(_cpulist.parse(core["cpus"])):
+        role = _role_of(cpu, roles)
+        x = cx + 2 + slot * CPU_W
+        out.append('<rect class="cpu role-%s" data-kind="cpu" data-cpu="%d" data-role="%s" x="%d" y="%d" width="%d" height="%d">'
+                   '<title>CPU %d: %s</title></rect>' % (role, cpu, role, x, cy + 2, CPU_W - 1, CPU_H, cpu, role))
+        out.append('<text class="cpu-number%s" data-kind="cpu-number" x="%d" y="%d" text-anchor="middle">%d</text>' % (
+            " on-dark" if role in _DARK else "", x + (CPU_W - 1) // 2, cy + 2 + CPU_H - 6, cpu))
+    return out
+
+
+def _memory(node, x, my, width, largest, reserved):
+    """The node's memory bar, the plan's reserved memory on it, and one line under it that says both."""
+    memory = node.get("memory_bytes")
+    filled = 0 if not memory or not largest else max(1, int(width * memory / largest))
+    huge = ", ".join("%s: %s" % (size, pool.get("total")) for size, pool in sorted((node.get("hugepages") or {}).items()) if pool.get("total"))
+    out = ['<g class="memory" data-kind="memory" data-numa-node="%s" data-bytes="%s">' % (escape.html_attr(node["id"]), escape.html_attr(memory)),
+           '<rect class="memory-track" x="%d" y="%d" width="%d" height="10"/><rect class="memory-filled" x="%d" y="%d" width="%d" height="10"/>' % (
+               x, my, width, x, my, filled)]
+    if reserved is None:
+        said = "reserved memory: no plan in this record"
+    else:
+        amount = reserved.get(str(node["id"]), 0)
+        wide = 0 if not amount or not memory else max(2, int(filled * amount / memory))
+        out.append('<rect class="memory-reserved" data-kind="reserved-memory" data-numa-node="%s" data-bytes="%d" x="%d" y="%d" width="%d" height="10">'
+                   '<title>%s</title></rect>' % (escape.html_attr(node["id"]), amount, x, my, wide,
+                                                 escape.html_text("reserved memory (plan): %s" % escape.size(amount))))
+        said = "reserved %s (plan)" % _short_size(amount)
+    words = "memory %s; %s%s" % (_short_size(memory), said, "; huge pages %s" % huge if huge else "")
+    out.append(_label(x, my + 24, words, width))
+    out.append("</g>")
+    return out
+
+
+def _short_size(value):
+    """4.34 GiB; the exact bytes are in the tables and in data-bytes."""
+    return escape.size(value).split(" (")[0]
+
+
+def _node(node, box, node_w, roles, largest, canary, reserved):
     x, y = box["x"], box["y"]
+    inner = node_w - 2 * PAD
     out = ['<g class="numa-node" data-kind="numa-node" data-numa-node="%s" data-cpus="%s">' % (escape.html_attr(node["id"]), escape.html_attr(node["cpus"])),
            '<rect class="numa-box" x="%d" y="%d" width="%d" height="%d" rx="6"/>' % (x, y, node_w, box["height"]),
-           '<text x="%d" y="%d" font-weight="bold">%s</text>' % (x + PAD, y + 18, escape.html_text(
-               "NUMA node %s: CPUs %s" % (node["id"], node["cpus"] or "none (memory only)")))]
+           _label(x + PAD, y + 18, "NUMA node %s: CPUs %s" % (node["id"], node["cpus"] or "none (memory only)"), inner, bold=True)]
+    here = set(_cpulist.parse(node["cpus"] or ""))
+    mine = (roles["canary_exclusive"] | roles["canary_shared"]) & here
+    if mine:
+        # On a line of its own under the node's label: the two never share a line.
+        out.append(_label(x + PAD, y + 35, "canary %s: CPUs %s" % (escape.text(canary.get("pod")), _cpulist.format(mine)), inner,
+                          css="canary-label", kind="canary", bold=True, attrs=' data-pod="%s" data-cpus="%s"' % (
+                              escape.html_attr(canary.get("pod")), escape.html_attr(_cpulist.format(mine)))))
     for index, core in enumerate(node["cores"]):
         cx = x + PAD + (index % CORES_PER_ROW) * (box["core_w"] + GAP)
         cy = y + HEADER + (index // CORES_PER_ROW) * (CPU_H + 8)
@@ -138,40 +228,23 @@ def _node(node, box, node_w, roles, largest, canary):
                        escape.html_attr(core["core"]), escape.html_attr(core["package"]), escape.html_attr(core["cpus"]),
                        escape.html_text("core %s (package %s): CPUs %s" % (core["core"], core["package"], core["cpus"])),
                        cx, cy, box["core_w"], CPU_H + 4))
-        for slot, cpu in enumerate(_cpulist.parse(core["cpus"])):
-            role = _role_of(cpu, roles)
-            out.append('<rect class="cpu role-%s" data-kind="cpu" data-cpu="%d" data-role="%s" x="%d" y="%d" width="%d" height="%d">'
-                       '<title>CPU %d: %s</title></rect>' % (role, cpu, role, cx + 2 + slot * CPU_W, cy + 2, CPU_W - 1, CPU_H, cpu, role))
+        out += _cpus(core, cx, cy, roles)
         out.append("</g>")
     my = y + HEADER + box["rows"] * (CPU_H + 8)
-    memory = node.get("memory_bytes")
-    filled = 0 if not memory or not largest else max(1, int((node_w - 2 * PAD) * memory / largest))
-    huge = ", ".join("%s: %s" % (size, pool.get("total")) for size, pool in sorted((node.get("hugepages") or {}).items()) if pool.get("total"))
-    out.append('<g class="memory" data-kind="memory" data-numa-node="%s" data-bytes="%s">'
-               '<rect class="memory-track" x="%d" y="%d" width="%d" height="%d"/><rect class="memory-filled" x="%d" y="%d" width="%d" height="%d"/>'
-               '<text x="%d" y="%d">%s</text></g>' % (
-                   escape.html_attr(node["id"]), escape.html_attr(memory), x + PAD, my, node_w - 2 * PAD, MEM_H - 6, x + PAD, my, filled, MEM_H - 6,
-                   x + PAD + 4, my + 12, escape.html_text("memory %s%s" % (escape.size(memory), "; huge pages %s" % huge if huge else ""))))
-    here = set(_cpulist.parse(node["cpus"] or ""))
-    mine = (roles["canary_exclusive"] | roles["canary_shared"]) & here
-    if mine:
-        out.append('<text class="canary-label" data-kind="canary" data-pod="%s" data-cpus="%s" x="%d" y="%d" text-anchor="end">%s</text>' % (
-            escape.html_attr(canary.get("pod")), escape.html_attr(_cpulist.format(mine)), x + node_w - PAD, y + 18,
-            escape.html_text("canary %s: CPUs %s" % (escape.text(canary.get("pod")), _cpulist.format(mine)))))
+    out += _memory(node, x + PAD, my, inner, largest, reserved)
     out += _devices_svg(box["devices"], x + PAD, my + MEM_H + 8, box["dev_per_row"])
     out.append("</g>")
     return out
 
 
-def _legend(width):
+def _legend(placed):
     out = ['<g class="legend" data-kind="legend">']
-    x = PAD
-    for role in ROLES:
-        out.append('<rect class="cpu role-%s" x="%d" y="12" width="%d" height="%d"/><text x="%d" y="24">%s</text>' % (
-            role, x, CPU_W - 1, CPU_H - 4, x + CPU_W + 3, escape.html_text(_LEGEND[role])))
-        x += CPU_W + 10 + 6 * len(_LEGEND[role])
+    for css, words, x, row in placed:
+        top = 8 + row * LEGEND_ROW
+        out.append('<rect class="%s" x="%d" y="%d" width="%d" height="%d"/><text x="%d" y="%d">%s</text>' % (
+            css, x, top, CPU_W - 1, CPU_H - 6, x + CPU_W + 3, top + 10, escape.html_text(words)))
     out.append("</g>")
-    return out, max(width, x)
+    return out
 
 
 def drawing(record):
@@ -181,20 +254,22 @@ def drawing(record):
     canary = record.get("canary") or {}
     nodes = record["topology"]["numa_nodes"]
     largest = max([node.get("memory_bytes") or 0 for node in nodes] or [0])
-    legend, width = _legend(geometry["width"])
+    reserved = ((record.get("reservation") or {}).get("reserved") or {}).get("memory_bytes") if record.get("reservation") else None
+    width, height = geometry["width"], geometry["height"]
+    # No fixed width: the viewBox scales it down with the page; max-width keeps it at its own size on a wide one.
     out = ['<svg xmlns="http://www.w3.org/2000/svg" class="numa-gate-node" data-kind="node-drawing" data-host="%s" '
-           'width="%d" height="%d" viewBox="0 0 %d %d" role="img" aria-label="%s">' % (
-               escape.html_attr(record.get("host")), width, geometry["height"], width, geometry["height"],
-               escape.html_attr("topology of %s" % escape.text(record.get("host")))),
+           'viewBox="0 0 %d %d" style="width:100%%;max-width:%dpx;height:auto" preserveAspectRatio="xMinYMin meet" role="img" aria-label="%s">' % (
+               escape.html_attr(record.get("host")), width, height, width, escape.html_attr("topology of %s" % escape.text(record.get("host")))),
            "<style>%s</style>" % STYLE]
-    out += legend
+    out += _legend(geometry["legend"])
     for node, box in zip(nodes, geometry["boxes"]):
-        out += _node(node, box, geometry["node_width"], roles, largest, canary)
+        out += _node(node, box, geometry["node_width"], roles, largest, canary, reserved)
     unknown = geometry["unknown"]
     if unknown:
-        out.append('<g class="numa-unknown" data-kind="numa-unknown"><rect class="numa-unknown-box" x="%d" y="%d" width="%d" height="%d" rx="6"/>'
-                   '<text x="%d" y="%d" font-weight="bold">NUMA node unknown (not agreement with any node)</text>' % (
-                       unknown["x"], unknown["y"], geometry["node_width"], unknown["height"], unknown["x"] + PAD, unknown["y"] + 18))
+        out.append('<g class="numa-unknown" data-kind="numa-unknown"><rect class="numa-unknown-box" x="%d" y="%d" width="%d" height="%d" rx="6"/>' % (
+            unknown["x"], unknown["y"], geometry["node_width"], unknown["height"]))
+        out.append(_label(unknown["x"] + PAD, unknown["y"] + 18, "NUMA node unknown (not agreement with any node)", geometry["node_width"] - 2 * PAD,
+                          bold=True))
         out += _devices_svg(unknown["devices"], unknown["x"] + PAD, unknown["y"] + HEADER, unknown["dev_per_row"])
         out.append("</g>")
     out.append("</svg>")

@@ -48,7 +48,8 @@ def test_drawing_has_one_element_per_numa_node_core_cpu_gpu_nic_on_the_h200(tmp_
     facts = ri.h200_facts()
     built = record.build(facts, "h200-vm", ri.full_inputs(str(tmp_path), facts))
     root, found = kinds(svg.drawing(built))
-    assert found == {"node-drawing": 1, "legend": 1, "numa-node": 1, "core": 16, "cpu": 16, "memory": 1, "gpu": 1, "nic": 1, "canary": 1}
+    assert found == {"node-drawing": 1, "legend": 1, "numa-node": 1, "core": 16, "cpu": 16, "cpu-number": 16, "memory": 1, "reserved-memory": 1,
+                     "gpu": 1, "nic": 1, "canary": 1}
     roles = {int(e.get("data-cpu")): e.get("data-role") for e in root.iter(SVG_NS + "rect") if e.get("data-kind") == "cpu"}
     assert roles == dict([(0, "reserved"), (1, "reserved"), (2, "canary-exclusive"), (3, "canary-exclusive"), (4, "canary-shared"),
                           (5, "canary-shared")] + [(cpu, "shared") for cpu in range(6, 16)])
@@ -63,7 +64,7 @@ def test_drawing_has_one_element_per_numa_node_core_cpu_gpu_nic_on_the_h200(tmp_
 def test_drawing_of_a_multi_numa_snapshot_topology_only():
     facts = ri.multi_numa_facts()
     root, found = kinds(svg.drawing(record.build(facts, "snapshot")))
-    assert found == {"node-drawing": 1, "legend": 1, "numa-node": 4, "core": 40, "cpu": 40, "memory": 4, "nic": 5, "numa-unknown": 1}
+    assert found == {"node-drawing": 1, "legend": 1, "numa-node": 4, "core": 40, "cpu": 40, "cpu-number": 40, "memory": 4, "nic": 5, "numa-unknown": 1}
     # eth0-eth3 have sysfs numa_node -1 (unknown): drawn in the unknown box; ib0 inside NUMA node 2.
     placed = {}
     for group in root.iter(SVG_NS + "g"):
