@@ -35,6 +35,7 @@ COVERED_BY = {
     "_evidence/composition/canary.py": "module_utils/_evidence/test_sources_table.py",
     "_evidence/composition/configuration.py": "module_utils/_evidence/test_sources_table.py",
     "_evidence/composition/device_path.py": "module_utils/_evidence/test_sources_table.py",
+    "_evidence/composition/effect.py": "module_utils/_evidence/test_effect.py",
     "_evidence/composition/findings.py": "module_utils/_evidence/test_sources_table.py",
     "_evidence/composition/kubelet_files.py": "module_utils/_evidence/test_sources_table.py",
     "_evidence/composition/metrics.py": "module_utils/_evidence/test_sources_table.py",

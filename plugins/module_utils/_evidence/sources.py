@@ -40,6 +40,7 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.compo
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.composition import canary
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.composition import configuration
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.composition import device_path
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.composition import effect
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.composition import findings
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.composition import kubelet_files
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.composition import metrics
@@ -89,6 +90,10 @@ SOURCES = (
     Source("metrics", "metrics: the kubelet's /metrics through the API server's node proxy, before and after the canary",
            "kubelet_metrics_info (twice)", ("metrics_before", "metrics_after"), metrics.compose, criteria=("monitoring",), record="key", gate="canary",
            shape=metrics.SHAPE),
+    Source("effect", "API and node: the canary's pods read back (.spec.resources), the control plane's /version and /metrics, PodResources, "
+           "the pods' cgroups, the kubelet's metrics", "the canary role, pod_resources_info, placement_info, kubelet_metrics_info",
+           ("canary", "pod_resources", "placement", "metrics_before", "metrics_after", "topology"), effect.compose, criteria=("effect",),
+           record="key", gate="canary", shape=effect.SHAPE, title="Feature in effect"),
     Source("service_objectives", "metrics: the service's histograms (its /metrics or Prometheus) under the operator's load, baseline "
            "against canary", "the service_comparison role (service_load, service_window), or the operator's comparison",
            ("service_comparison_ran", "service_comparison_result", "service_comparison_given"), service_objectives.compose,

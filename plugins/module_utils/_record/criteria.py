@@ -38,6 +38,7 @@ from __future__ import annotations
 import fnmatch
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import sources as _sources
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.composition import effect as _effect
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import inputs as shapes
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.errors import RecordError
 
@@ -332,6 +333,7 @@ TABLE = (
     Criterion("evidence", "topology", (), _no_canary_evidence),
     Criterion("placement", "canary", ("placement",), _placement_reasons),
     Criterion("admission", "canary", ("admission",), _admission_reasons),
+    Criterion("effect", "canary", ("effect",), _effect.reasons),
     Criterion("configuration", "canary", ("configuration",), _configuration_reasons),
     Criterion("monitoring", "canary", ("metrics",), _monitoring_reasons),
     Criterion("service", "canary", ("service_objectives",), _service_reasons),

@@ -8,6 +8,7 @@ Import the submodules explicitly; this file holds only this map.
 - ``canary``: The ``canary`` source: the allocation canary's pod and its admission (pure).
 - ``configuration``: The ``configuration`` source: the kubelet Ready, healthy and running the planned settings (/configz) (pure).
 - ``device_path``: The ``device_path`` source: the device plugin, DRA slices and SR-IOV config read from the API, compared with the host (pure).
+- ``effect``: The ``effect`` source: whether the pod-level resource managers took effect for the canary's pods (pure).
 - ``findings``: The ``findings`` source: the canary's placement on the node against the kubelet's allocation (pure).
 - ``kubelet_files``: The ``baseline_config`` and ``target_config`` sources: the kubelet's configuration files as they are (pure).
 - ``metrics``: The ``metrics`` source: the kubelet's resource manager series, as rates between the scrapes around the canary (pure).

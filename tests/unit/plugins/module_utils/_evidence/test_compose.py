@@ -88,7 +88,8 @@ def test_the_composed_evidence_gives_the_record_the_hand_built_inputs_give(tmp_p
     evidence = compose.compose(reads)
     own = {key: inputs[key] for key in ("plan", "slack", "generated_at")}
     composed = record.build(facts, "h200-vm", dict(evidence, versions=dict(evidence["versions"], driver=ri.VERSIONS["driver"]), **own))
-    by_hand = record.build(facts, "h200-vm", dict(inputs, versions=dict(ri.VERSIONS, container_runtime="containerd://2.1.4")))
+    # The effect source (test_effect.py) has no hand-built counterpart: compared as composed.
+    by_hand = record.build(facts, "h200-vm", dict(inputs, effect=evidence["effect"], versions=dict(ri.VERSIONS, container_runtime="containerd://2.1.4")))
     assert composed == by_hand
     assert composed["verdict"]["verdict"] == by_hand["verdict"]["verdict"]
 
@@ -102,10 +103,11 @@ def test_nothing_read_is_none_and_a_canary_without_uid_has_no_findings():
     assert compose.compose(reads) == {
         "versions": {}, "baseline_config": None, "target_config": None, "allocations": None, "findings": [],
         "canary": {"pod": ri.CANARY, "admission": {"admitted": False, "failures": []}}, "configuration": {"verified": False, "message": ""},
-        "metrics": None, "service_objectives": None, "rollback": None, "device_path": None}
+        "metrics": None, "effect": None, "service_objectives": None, "rollback": None, "device_path": None}
     assert compose.compose({}) == {
         "versions": {}, "baseline_config": None, "target_config": None, "allocations": None, "findings": [], "canary": None,
-        "configuration": {"verified": False, "message": ""}, "metrics": None, "service_objectives": None, "rollback": None, "device_path": None}
+        "configuration": {"verified": False, "message": ""}, "metrics": None, "effect": None, "service_objectives": None, "rollback": None,
+        "device_path": None}
 
 
 @pytest.mark.parametrize("result, expected", [

@@ -13,7 +13,7 @@ from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._rec
 def test_full_record_on_the_h200(tmp_path):
     facts = ri.h200_facts()
     built = record.build(facts, "h200-vm", ri.full_inputs(str(tmp_path), facts))
-    assert sorted(built) == ["allocations", "attestations", "canary", "config_diff", "cpu_roles", "device_path", "devices", "generated_at", "host",
+    assert sorted(built) == ["allocations", "attestations", "canary", "config_diff", "cpu_roles", "device_path", "devices", "effect", "generated_at", "host",
                              "locality", "metrics", "mode", "placement", "reservation", "schema_version", "slack", "topology",
                              "verdict", "versions", "warnings"]
     assert (built["schema_version"], built["host"], built["mode"], built["generated_at"]) == (1, "h200-vm", "full", "2026-12-01T09:00:00Z")
