@@ -34,12 +34,15 @@ def html_attr(value):
     return html.escape(text(value), quote=True).replace("\n", "&#10;")
 
 
-_MD = str.maketrans({"\\": "\\\\", "`": "\\`", "*": "\\*", "[": "\\[", "]": "\\]", "|": "\\|", "\n": " ", "\r": " "})
+# Backslash escapes (CommonMark: any ASCII punctuation may be escaped) rather than HTML entities: a renderer shows "\\<" as "<"
+# and never starts raw HTML or an entity there, while the file still reads as plain text in a terminal.
+_MD = str.maketrans({"\\": "\\\\", "`": "\\`", "*": "\\*", "[": "\\[", "]": "\\]", "|": "\\|", "<": "\\<", "&": "\\&",
+                     "\n": " ", "\r": " "})
 
 
 def md_text(value):
-    """Text for a Markdown table cell or line: HTML escaped (a renderer passes raw HTML through) and Markdown's markup escaped."""
-    return html.escape(text(value), quote=True).translate(_MD)
+    """Text for a Markdown table cell or line: Markdown's markup, ``<`` (raw HTML) and ``&`` (entities) backslash-escaped; no HTML entity."""
+    return text(value).translate(_MD)
 
 
 def size(value):

@@ -24,12 +24,16 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.errors import RecordError
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
+# The four verdicts in four colours: adopt green, restrict blue, defer amber ("not yet", not a failure's red), revalidate purple;
+# the grid's states in the same colours, "not asked" grey.
 _STYLE = ("body{font-family:sans-serif;margin:1.5em;color:#222}table{border-collapse:collapse;margin:.5em 0 1.5em}"
           "th,td{border:1px solid #bbb;padding:3px 6px;text-align:left;vertical-align:top;font-size:13px}th{background:#eee}"
           ".verdict{display:inline-block;padding:.3em .8em;border-radius:4px;font-weight:bold;color:#fff}"
-          ".verdict-adopt{background:#2e7d32}.verdict-restrict{background:#1565c0}.verdict-defer{background:#c62828}"
-          ".verdict-revalidate{background:#ef6c00}.effect-defer td:nth-child(2){color:#c62828;font-weight:bold}"
-          ".drawing{overflow-x:auto;border:1px solid #ddd;padding:4px}")
+          ".verdict-adopt{background:#2e7d32}.verdict-restrict{background:#1565c0}.verdict-defer{background:#ffb300;color:#222}"
+          ".verdict-revalidate{background:#6a1b9a}.effect-defer td:nth-child(2){color:#8a5a00;font-weight:bold}"
+          ".state{font-weight:bold;white-space:nowrap}.state-held .state{background:#c8e6c9}.state-restricted .state{background:#bbdefb}"
+          ".state-deferred .state{background:#ffe082}.state-revalidate .state{background:#e1bee7}.state-not-asked .state{background:#eee;color:#555}"
+          ".drawing{border:1px solid #ddd;padding:4px;max-width:100%;box-sizing:border-box}")
 
 
 def _head(title):
@@ -49,7 +53,12 @@ def _table(title, headers, rows, name):
     out.append("<table><thead><tr>%s</tr></thead><tbody>" % "".join("<th>%s</th>" % escape.html_text(h) for h in headers))
     for row in rows:
         css = ' class="effect-%s"' % escape.html_attr(row[1]) if name == "verdict-reasons" else ""
-        out.append("<tr%s>%s</tr>" % (css, "".join("<td>%s</td>" % escape.html_text(cell) for cell in row)))
+        cells = ["<td>%s</td>" % escape.html_text(cell) for cell in row]
+        if name == "acceptance-grid":
+            css = ' class="state-%s" data-kind="criterion" data-criterion="%s" data-state="%s"' % (
+                _slug(row[1]), escape.html_attr(row[0]), escape.html_attr(row[1]))
+            cells[1] = '<td class="state">%s</td>' % escape.html_text(row[1])
+        out.append("<tr%s>%s</tr>" % (css, "".join(cells)))
     out.append("</tbody></table></section>")
     return "".join(out)
 
@@ -59,7 +68,7 @@ def _slug(title):
 
 
 def page(record):
-    """acceptance.html of one record: the verdict and its reasons, the node drawing, then every section (its shape checked first)."""
+    """acceptance.html of one record: the verdict, the acceptance grid and the reasons, the node drawing, then every section (its shape checked first)."""
     record = shapes.check_record(record)
     verdict = record["verdict"]["verdict"]
     if verdict not in _verdict.VERDICTS:
@@ -69,11 +78,11 @@ def page(record):
            '<p><span class="verdict verdict-%s" data-verdict="%s">%s</span> schema_version %d, mode %s, generated %s</p>' % (
                verdict, verdict, verdict, record["schema_version"], escape.html_text(record["mode"]), escape.html_text(record["generated_at"]))]
     parts = _sections.sections(record)
-    title, headers, rows = parts[0]
-    out.append(_table(title, headers, rows, "verdict-reasons"))
+    for (title, headers, rows), name in zip(parts[:2], ("acceptance-grid", "verdict-reasons")):
+        out.append(_table(title, headers, rows, name))
     out.append('<section data-section="drawing"><h2>The node</h2><div class="drawing">%s</div></section>' % svg.drawing(record))
     drawings = dict(service_svg.drawings(record, RecordError))
-    for title, headers, rows in parts[1:]:
+    for title, headers, rows in parts[2:]:
         out.append(_table(title, headers, rows, _slug(title)))
         if title in drawings:
             out.append('<section data-section="service-drawing"><h3>%s: cumulative distributions</h3><div class="drawing">%s</div></section>' % (

@@ -2,7 +2,16 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The record's sections as plain rows, the one reading that the Markdown and the HTML page share (pure).
 
-Public: `sections(record)` -> [(title, headers, rows)], every cell plain text (the renderers escape it).
+Public: `sections(record)` -> [(title, headers, rows)], every cell plain text (the renderers escape it); `grid`,
+`GRID_STATES`, `GRID_TITLE`.
+
+The first section is the acceptance grid (`grid`): one row per criterion the verdict has
+(`_record.criteria.rows`, in its order), its state and one line of the evidence behind it, so the
+verdict reads at a glance. The state is the strongest effect among the criterion's reasons:
+``held`` (no reason against it: adopt, info or none), ``restricted``, ``revalidate`` or
+``deferred``; ``not asked`` when its gate was closed for this record (a ``canary`` row on a
+record of the topology only, a ``topology`` row on one with canary evidence). The evidence line
+is the first reason of that effect (with how many more there are), or what the criterion read.
 
 The service comparison's sections (`service_table`: its summary, a table per latency metric, the
 runs) follow the kubelet metrics; the attestations row of ``service_objectives`` names its state and
@@ -18,6 +27,7 @@ from __future__ import annotations
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import sources as _sources
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import escape
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.pages import table as service_table
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import criteria as _criteria
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.errors import RecordError
 
 _T = escape.text
@@ -170,6 +180,58 @@ def _warnings(record):
     return (["warning"], [[w] for w in found]) if found else None
 
 
+GRID_TITLE = "Acceptance grid"
+GRID_STATES = ("held", "restricted", "revalidate", "deferred", "not asked")
+# The state a criterion's strongest effect gives, and the order of strength (the verdict's: defer > revalidate > restrict > adopt).
+_STATE_OF = {"info": "held", "adopt": "held", "restrict": "restricted", "revalidate": "revalidate", "defer": "deferred"}
+_STRENGTH = ("info", "adopt", "restrict", "revalidate", "defer")
+_GATE_CLOSED = {"canary": "not asked: asked only with canary evidence, and this record holds the node's topology only",
+                "topology": "not asked: asked only without canary evidence, and this record has it"}
+
+
+def _given(record):
+    """{evidence source name: its value in the record}, for the sources the record keeps (under their key or as attestations)."""
+    attestations = record.get("attestations") or {}
+    return {name: record.get(name, attestations.get(name)) for name in _sources.names(_sources.SOURCES)}
+
+
+def _grid_row(name, gate, reads, reasons, canary, given=None):
+    """[criterion, state, evidence] of one criterion; ``given``: the record's sources, when all ``reads`` are sources."""
+    if gate == ("topology" if canary else "canary"):
+        return [name, "not asked", _GATE_CLOSED[gate]]
+    if not reasons:
+        if given is not None and reads and not any(given.get(read) is not None for read in reads):
+            # Every source it reads is null in this record (not asked, such as in check mode): it decided nothing.
+            return [name, "not asked", "not asked: %s not given in this record (null), so it decided nothing" % ", ".join(reads)]
+        return [name, "held", "no reason against it in what it read (%s)" % (", ".join(reads) or "nothing")]
+    strongest = max((r["effect"] for r in reasons), key=_STRENGTH.index)
+    chosen = [r["message"] for r in reasons if r["effect"] == strongest]
+    more = len(reasons) - 1
+    return [name, _STATE_OF[strongest], "%s%s" % (chosen[0], " (and %d more reason%s below)" % (more, "" if more == 1 else "s") if more else "")]
+
+
+def grid(record):
+    """[[criterion, state, evidence]]: every criterion of the verdict, in its order (see the module docstring)."""
+    reasons = [r for r in record["verdict"]["reasons"] if r.get("effect") in _STATE_OF]
+    canary = record["placement"] is not None
+    given = _given(record)
+    rows, named = [], set()
+    for row in _criteria.rows():
+        if row.name in named:
+            continue
+        named.add(row.name)
+        sourced = all(read in given for read in row.reads)
+        rows.append(_grid_row(row.name, row.gate, row.reads, [r for r in reasons if r["criterion"] == row.name], canary, given if sourced else None))
+    # A reason whose criterion is no row now (a record written by another version) still shows.
+    for name in sorted(set(r["criterion"] for r in reasons) - named):
+        rows.append(_grid_row(name, "always", (), [r for r in reasons if r["criterion"] == name], canary))
+    return rows
+
+
+def _grid(record):
+    return ["criterion", "state", "evidence"], grid(record)
+
+
 def _reasons(record):
     return ["criterion", "effect", "reason"], [[r["criterion"], r["effect"], r["message"]] for r in record["verdict"]["reasons"]]
 
@@ -188,7 +250,7 @@ def _source(name):
     return read
 
 
-_ORDER = (("Verdict reasons", _reasons), ("Versions", _versions), ("Device identities", _devices), ("NUMA nodes", _topology),
+_ORDER = ((GRID_TITLE, _grid), ("Verdict reasons", _reasons), ("Versions", _versions), ("Device identities", _devices), ("NUMA nodes", _topology),
           ("Locality oracle", _locality), ("CPU roles", _roles), ("Planned reservation", _reservation), ("Config diff from the baseline", _config_diff),
           ("Canary", _canary), ("Reconciled allocations", _allocations), ("Placement evidence", _findings), ("Device path", _device_path),
           ("Kubelet metrics", _metrics),

@@ -1,7 +1,10 @@
 """acceptance.md, acceptance.html, the node drawing and the fleet page (_record/markdown, html, svg, escape): counts and escaping."""
 
+import re
 from html.parser import HTMLParser
 from xml.etree import ElementTree
+
+from markdown_it import MarkdownIt
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import escape
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.pages import html
@@ -97,8 +100,14 @@ def test_hostile_names_and_messages_are_text_not_markup(tmp_path):
     assert nic["data-pci"] == "0000:00:03.0"
     ElementTree.fromstring(svg.drawing(built))  # still well-formed XML
     text_md = markdown.render(built)
-    assert "<script>" not in text_md and "<img" not in text_md
-    assert "NVIDIA H200 &lt;script&gt;alert(&quot;gpu&quot;)&lt;/script&gt; &#x27;quoted&#x27;" in text_md
+    # No raw HTML for a renderer (every "<" is backslash-escaped) and no HTML entity for a reader in a terminal.
+    assert "<" not in text_md.replace("\\<", "") and not re.search(r"&(#?[0-9A-Za-z]+);", text_md.replace("\\&", ""))
+    assert "NVIDIA H200 \\<script>alert(\"gpu\")\\</script> 'quoted'" in text_md
+    # Rendered as CommonMark (markdown-it, tables on): the hostile names are text in the cells, no tag comes out.
+    rendered = parsed(MarkdownIt("commonmark").enable("table").render(text_md))
+    assert [t for t, _attrs in rendered.tags if t in ("script", "img", "b")] == []
+    cells = "".join(rendered.text)
+    assert ri.HOSTILE_GPU_NAME in cells and ri.HOSTILE_NIC_NAME in cells and ri.HOSTILE_MESSAGE in cells
     index = html.fleet([built])
     index_tags = parsed(index)
     assert [t for t, _attrs in index_tags.tags if t in ("script", "img", "b")] == []
@@ -114,10 +123,10 @@ def test_page_is_self_contained(tmp_path):
     assert "http://" not in page.replace('xmlns="http://www.w3.org/2000/svg"', "") and "https://" not in page
     assert [a["data-verdict"] for t, a in tags.tags if a.get("data-verdict") and t == "span"] == ["adopt"]
     assert [a["data-section"] for t, a in tags.tags if t == "section"] == [
-        "verdict-reasons", "drawing", "versions", "device-identities", "numa-nodes", "locality-oracle", "cpu-roles", "planned-reservation",
+        "acceptance-grid", "verdict-reasons", "drawing", "versions", "device-identities", "numa-nodes", "locality-oracle", "cpu-roles", "planned-reservation",
         "config-diff-from-the-baseline", "canary", "reconciled-allocations", "placement-evidence", "device-path", "kubelet-metrics", "service-comparison",
         "service-metric-ttft-vllm-time-to-first-token-seconds", "service-drawing", "service-metric-itl-vllm-inter-token-latency-seconds",
-        "service-drawing", "service-runs", "reservation-slack", "feature-in-effect", "attestations", "warnings"]
+        "service-drawing", "service-runs", "reservation-slack", "attestations", "warnings"]
 
 
 def test_markdown_exact_head_and_table(tmp_path):
@@ -126,9 +135,11 @@ def test_markdown_exact_head_and_table(tmp_path):
     assert text.splitlines()[:9] == [
         "# Acceptance record: h200-vm", "",
         "**Verdict: adopt** (schema_version 1, mode full, generated 2026-12-01T09:00:00Z)", "",
-        "## Verdict reasons", "",
+        "## Acceptance grid", "", "| criterion | state | evidence |", "|---|---|---|",
+        "| versions | held | no reason against it in what it read (versions, has_gpus) |"]
+    assert text.split("## Verdict reasons\n\n", 1)[1].splitlines()[:3] == [
         "| criterion | effect | reason |", "|---|---|---|",
-        "| service | adopt | service objectives held (3 baseline and 3 canary repetitions): p95 ttft &lt;= 0.5 s: canary held: worst repetition 0.496032 "
+        "| service | adopt | service objectives held (3 baseline and 3 canary repetitions): p95 ttft \\<= 0.5 s: canary held: worst repetition 0.496032 "
         "(median 0.477273) |"]
     assert "| kubelet | v1.37.1 |" in text
     assert "| cpuManagerPolicy | changed | none | static |" in text
@@ -147,7 +158,7 @@ def test_fleet_lists_every_node_with_counts(tmp_path):
 def test_escape_helpers():
     assert escape.html_text('<a href="x">\'') == "&lt;a href=&quot;x&quot;&gt;&#x27;"
     assert escape.html_attr("a\nb") == "a&#10;b"
-    assert escape.md_text("a|b `c` *d* [e](f) <g>") == "a\\|b \\`c\\` \\*d\\* \\[e\\](f) &lt;g&gt;"
+    assert escape.md_text("a|b `c` *d* [e](f) <g> & \"h\" 'i'") == "a\\|b \\`c\\` \\*d\\* \\[e\\](f) \\<g> \\& \"h\" 'i'"
     assert (escape.text(None), escape.text(True), escape.text({"b": 1, "a": [2]})) == ("unknown", "true", '{"a": [2], "b": 1}')
     assert (escape.size(4659331072), escape.size(512), escape.size(None)) == ("4.34 GiB (4659331072 bytes)", "512 bytes", "unknown")
 
