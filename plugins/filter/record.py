@@ -1,7 +1,7 @@
 # Copyright: (c) 2026, GPU Smith
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Filters: acceptance_record, acceptance_verdict, acceptance_markdown, acceptance_html, acceptance_fleet, canary_manifest, canary_qos_problems,
-canary_admission, artifacts_file (docs in plugins/filter/<name>.yml)."""
+canary_workload, canary_admission, artifacts_file (docs in plugins/filter/<name>.yml)."""
 
 from __future__ import annotations
 
@@ -44,6 +44,11 @@ def canary_manifest(params=None):
     return adapt("canary_manifest", canary.manifest, params)
 
 
+def canary_workload(params=None):
+    """The canary as sent (the allocation canary, or the operator's Deployment, StatefulSet, Job or Pod pinned), its diff, budget and selector."""
+    return adapt("canary_workload", canary.workload, params)
+
+
 def canary_qos_problems(pod, exclusive=("main",)):
     """What keeps the pod from Guaranteed QoS or its exclusive containers from whole-CPU slices ([] when it may be sent)."""
     return adapt("canary_qos_problems", canary.qos_problems, pod, tuple(exclusive))
@@ -65,4 +70,5 @@ class FilterModule(object):
     def filters(self):
         return {"acceptance_record": acceptance_record, "acceptance_verdict": acceptance_verdict, "acceptance_markdown": acceptance_markdown,
                 "acceptance_html": acceptance_html, "acceptance_fleet": acceptance_fleet, "canary_manifest": canary_manifest,
-                "canary_qos_problems": canary_qos_problems, "canary_admission": canary_admission, "artifacts_file": artifacts_file}
+                "canary_workload": canary_workload, "canary_qos_problems": canary_qos_problems, "canary_admission": canary_admission,
+                "artifacts_file": artifacts_file}

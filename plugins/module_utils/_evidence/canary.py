@@ -2,12 +2,19 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The allocation canary: its manifest, its Guaranteed QoS check, and its admission read by layer (pure).
 
-Public: `manifest`, `qos_problems`, `admission`, `MANIFEST_KEYS`, `KUBELET_REASONS`.
+Public: `manifest`, `workload`, `pod_spec`, `diff`, `qos_problems`, `admission`, `MANIFEST_KEYS`, `KUBELET_REASONS`,
+`WORKLOAD_KINDS`.
 
 `manifest(params)`: the allocation canary (pod budget 4 CPU / 4Gi in ``.spec.resources``, the main
 container 2 CPU / 2Gi with requests equal to limits, two restartable sidecars sharing the rest),
-or the operator's own pod (``workload``) with its GPU request or DRA claim kept; either is pinned
-to one node of the canary pool by node selector (the scheduler still places it).
+or the operator's own workload (``workload``: a Deployment, StatefulSet, Job or Pod; a CronJob or a
+DaemonSet is refused naming the kinds accepted) with its images, GPU request or DRA claim kept;
+either is pinned to one node of the canary pool by node selector (the scheduler still places it),
+its pods labelled with the canary's labels, and a workload's budget moved to the pod template's
+``.spec.resources`` (the containers' requests summed, when each asks cpu and memory with limits
+equal and none is set there; the helpers' requests as given).
+`workload(params)`: that manifest with the reviewed change (`diff`: ``path: before -> after``), the
+budget sent and the label selector of its pods.
 `qos_problems(pod, exclusive)`: what keeps it from Guaranteed QoS or its exclusive slices, checked
 before it is sent (pod-level requests equal limits for CPU and memory; each exclusive container's
 requests equal its limits with a whole, positive number of CPUs; containers within the pod's budget).
@@ -19,6 +26,7 @@ admission on the node, such as TopologyAffinityError).
 from __future__ import annotations
 
 import copy
+import json
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import quantity as _quantity
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.nodefs import EvidenceError
@@ -29,6 +37,10 @@ MANIFEST_KEYS = ("name", "namespace", "node", "pool_selector", "image", "pod_cpu
 DEFAULTS = {"name": "pod-numa-allocation-canary", "namespace": "default", "node": None, "pool_selector": {"example.com/pod-managers": "canary"},
             "image": IMAGE, "pod_cpu": "4", "pod_memory": "4Gi", "main_cpu": "2", "main_memory": "2Gi", "sidecars": ["metrics", "logging"],
             "gpu_resource": None, "gpu_count": 1, "labels": {"app.kubernetes.io/name": "numa-gate-canary"}, "workload": None}
+WORKLOAD_KINDS = ("Deployment", "StatefulSet", "Job", "Pod")
+REFUSED = {"CronJob": "its pods come on a schedule, not when the canary is sent",
+           "DaemonSet": "its pods go to every node of its selector, and a pinned one would leave the rest of the pool"}
+_NONE = object()
 # Pod status reasons the kubelet's admission handlers set (pkg/kubelet/lifecycle, cm/topologymanager, cm/*/admit).
 KUBELET_REASONS = ("TopologyAffinityError", "UnexpectedAdmissionError", "OutOfcpu", "OutOfmemory", "OutOfpods", "NodeAffinity",
                    "SMTAlignmentError", "UnsupportedPodLevelResources")
@@ -49,19 +61,88 @@ def _selector(values):
     return selector
 
 
+def pod_spec(obj, where="canary: workload"):
+    """The pod spec of a Pod, or of a Deployment's, StatefulSet's or Job's pod template (the same dict, not a copy)."""
+    if not isinstance(obj, dict) or obj.get("kind") not in WORKLOAD_KINDS:
+        kind = obj.get("kind") if isinstance(obj, dict) else obj
+        raise EvidenceError("%s must be a %s manifest, got kind %r: %s" % (where, ", ".join(WORKLOAD_KINDS[:-1]) + " or " + WORKLOAD_KINDS[-1],
+                                                                           kind, REFUSED.get(kind, "not a workload the canary can send")),
+                            kind=kind)
+    if obj["kind"] == "Pod":
+        return obj.setdefault("spec", {})
+    template = (obj.get("spec") or {}).get("template")
+    if not isinstance(template, dict):
+        raise EvidenceError("%s %s %s has no spec.template: its controller has no pods to make" % (
+            where, obj["kind"], (obj.get("metadata") or {}).get("name")), kind=obj["kind"])
+    return template.setdefault("spec", {})
+
+
+def _pod_labels(obj):
+    if obj["kind"] == "Pod":
+        return obj.setdefault("metadata", {})
+    return obj["spec"]["template"].setdefault("metadata", {})
+
+
+def _budget(spec):
+    """The containers' requests summed into a pod budget, when every container asks cpu and memory with limits equal; else None."""
+    containers = list(spec.get("containers") or []) + [c for c in spec.get("initContainers") or [] if c.get("restartPolicy") == "Always"]
+    total = {"cpu": 0, "memory": 0}
+    for container in containers:
+        resources = container.get("resources") or {}
+        if _equal(resources, "container %s" % container.get("name")):
+            return None
+        total["cpu"] += _millicpu(resources["requests"]["cpu"], "container %s requests.cpu" % container.get("name"))
+        total["memory"] += _bytes(resources["requests"]["memory"], "container %s requests.memory" % container.get("name"))
+    if not containers:
+        return None
+    cpu = "%d" % (total["cpu"] // 1000) if total["cpu"] % 1000 == 0 else "%dm" % total["cpu"]
+    budget = {"cpu": cpu, "memory": _quantity.from_bytes(total["memory"])}
+    return {"requests": dict(budget), "limits": dict(budget)}
+
+
+def diff(before, after, path=""):
+    """["<path>: <before> -> <after>"] for every leaf that differs between two manifests (absent is ``(none)``), in key order."""
+    if isinstance(before, dict) and isinstance(after, dict):
+        found = []
+        for key in sorted(set(before) | set(after), key=str):
+            found += diff(before.get(key, _NONE), after.get(key, _NONE), "%s.%s" % (path, key) if path else str(key))
+        return found
+    if before == after:
+        return []
+    return ["%s: %s -> %s" % (path, "(none)" if before is _NONE else _compact(before), "(none)" if after is _NONE else _compact(after))]
+
+
+def _compact(value):
+    return json.dumps(value, sort_keys=True, separators=(",", ":")) if isinstance(value, (dict, list)) else str(value)
+
+
+def workload(params=None):
+    """{"manifest", "diff", "sent_resources", "kind", "selector"}: the canary as sent, the reviewed change, and how to find its pods."""
+    values = _params(params)
+    sent = manifest(params)
+    original = copy.deepcopy(values["workload"]) if values["workload"] is not None else None
+    spec = pod_spec(sent)
+    return {"manifest": sent, "kind": sent["kind"], "diff": diff(original, sent) if original is not None else [],
+            "sent_resources": copy.deepcopy(spec.get("resources")), "selector": dict(values["labels"])}
+
+
 def manifest(params=None):
-    """The canary pod (a dict ready for the API)."""
+    """The canary (a dict ready for the API): the allocation canary pod, or the operator's workload pinned to the node."""
     values = _params(params)
     if values["workload"] is not None:
-        pod = copy.deepcopy(values["workload"])
-        if not isinstance(pod, dict) or pod.get("kind") != "Pod":
-            raise EvidenceError("canary: workload must be a Pod manifest (kind Pod), got %r" % (pod.get("kind") if isinstance(pod, dict) else pod,))
-        spec = pod.setdefault("spec", {})
+        obj = copy.deepcopy(values["workload"])
+        spec = pod_spec(obj)
         spec["nodeSelector"] = dict(spec.get("nodeSelector") or {}, **_selector(values))
-        meta = pod.setdefault("metadata", {})
+        if not spec.get("resources"):
+            budget = _budget(spec)
+            if budget:
+                spec["resources"] = budget
+        meta = obj.setdefault("metadata", {})
         meta.setdefault("namespace", values["namespace"])
         meta["labels"] = dict(meta.get("labels") or {}, **values["labels"])
-        return pod
+        pod_meta = _pod_labels(obj)
+        pod_meta["labels"] = dict(pod_meta.get("labels") or {}, **values["labels"])
+        return obj
     budget = {"cpu": str(values["pod_cpu"]), "memory": str(values["pod_memory"])}
     main = {"cpu": str(values["main_cpu"]), "memory": str(values["main_memory"])}
     main_limits = dict(main)
@@ -103,7 +184,8 @@ def _equal(resources, what):
 
 def qos_problems(pod, exclusive=("main",)):
     """[message] that keep ``pod`` from Guaranteed QoS or its ``exclusive`` containers from whole-CPU slices; [] when it may be sent."""
-    spec = (pod or {}).get("spec") or {}
+    kind = (pod or {}).get("kind")
+    spec = pod_spec(copy.deepcopy(pod)) if kind in WORKLOAD_KINDS[:-1] else (pod or {}).get("spec") or {}
     containers = list(spec.get("containers") or []) + list(spec.get("initContainers") or [])
     problems = []
     pod_level = spec.get("resources")

@@ -12,7 +12,7 @@ FILTERS = FilterModule().filters()
 
 def test_filter_names():
     assert sorted(FILTERS) == ["acceptance_fleet", "acceptance_html", "acceptance_markdown", "acceptance_record", "acceptance_verdict",
-                               "artifacts_file", "canary_admission", "canary_manifest", "canary_qos_problems"]
+                               "artifacts_file", "canary_admission", "canary_manifest", "canary_qos_problems", "canary_workload"]
 
 
 def test_artifacts_file_checks_the_host_name(tmp_path):
@@ -33,6 +33,16 @@ def test_canary_filters():
         {"layer": "kubelet", "reason": "TopologyAffinityError", "message": "m"}]
     with pytest.raises(AnsibleFilterError, match="^canary_manifest: canary: unknown parameters x "):
         FILTERS["canary_manifest"]({"x": 1})
+    sent = FILTERS["canary_workload"]({"node": "n1"})
+    assert (sent["manifest"], sent["kind"], sent["diff"], sent["sent_resources"]) == (
+        pod_as_built(), "Pod", [], {"requests": {"cpu": "4", "memory": "4Gi"}, "limits": {"cpu": "4", "memory": "4Gi"}})
+    with pytest.raises(AnsibleFilterError, match="^canary_workload: canary: workload must be a Deployment, StatefulSet, Job or Pod manifest, got "
+                       "kind 'CronJob': "):
+        FILTERS["canary_workload"]({"workload": {"kind": "CronJob"}})
+
+
+def pod_as_built():
+    return FILTERS["canary_manifest"]({"node": "n1"})
 
 
 def test_record_pages_and_fleet(tmp_path):
@@ -56,7 +66,7 @@ def test_verdict_filter():
 @pytest.mark.parametrize("name, args, message", [
     ("acceptance_record", ({"schema_version": 1}, "n", {"nope": 1}),
      "acceptance_record: acceptance record: unknown inputs nope (known: versions, plan, baseline_config, target_config, allocations, findings, "
-     "canary, configuration, metrics, service_objectives, rollback, device_path, slack, policy, previous, generated_at)"),
+     "canary, configuration, metrics, effect, service_objectives, rollback, device_path, slack, policy, previous, generated_at)"),
     ("acceptance_verdict", ({}, {"allow": 1}), "acceptance_verdict: policy has unknown keys allow (known: unsupported, supported, restrict_to, revalidated)"),
 ])
 def test_errors_name_the_filter(name, args, message):

@@ -92,8 +92,70 @@ def test_admission_by_layer():
 def test_bad_parameters():
     with pytest.raises(EvidenceError, match=r"^canary: unknown parameters cpu \(known: name, namespace, "):
         canary.manifest({"cpu": 4})
-    with pytest.raises(EvidenceError, match=r"^canary: workload must be a Pod manifest \(kind Pod\), got 'Deployment'$"):
+    with pytest.raises(EvidenceError, match=r"^canary: workload Deployment None has no spec.template: its controller has no pods to make$"):
         canary.manifest({"workload": {"kind": "Deployment"}})
+    with pytest.raises(EvidenceError, match=r"^canary: workload must be a Deployment, StatefulSet, Job or Pod manifest, got kind None: not a "
+                       r"workload the canary can send$"):
+        canary.manifest({"workload": {"metadata": {}}})
     pod = canary.manifest({"pod_cpu": "four"})
     with pytest.raises(EvidenceError, match=r"^canary: pod \.spec\.resources requests\.cpu: "):
         canary.qos_problems(pod)
+
+
+def deployment(kind="Deployment"):
+    return {"apiVersion": "apps/v1", "kind": kind, "metadata": {"name": "llm", "labels": {"app": "llm"}},
+            "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "llm"}},
+                     "template": {"metadata": {"labels": {"app": "llm"}},
+                                  "spec": {"initContainers": [{"name": "proxy", "image": "proxy:1", "restartPolicy": "Always",
+                                                               "resources": {"requests": {"cpu": "500m", "memory": "512Mi"},
+                                                                             "limits": {"cpu": "500m", "memory": "512Mi"}}}],
+                                           "containers": [{"name": "main", "image": "llm:1", "resources": {
+                                               "requests": {"cpu": "6", "memory": "24Gi"},
+                                               "limits": {"cpu": "6", "memory": "24Gi", "nvidia.com/gpu": "1"}}}]}}}}
+
+
+def test_a_deployment_is_pinned_its_budget_moved_and_the_change_recorded():
+    given = deployment()
+    before = copy.deepcopy(given)
+    found = canary.workload({"workload": given, "node": "gpu-1"})
+    assert given == before
+    assert found["kind"] == "Deployment" and found["selector"] == {"app.kubernetes.io/name": "numa-gate-canary"}
+    assert found["sent_resources"] == {"requests": {"cpu": "6500m", "memory": "25088Mi"}, "limits": {"cpu": "6500m", "memory": "25088Mi"}}
+    assert found["diff"] == [
+        'metadata.labels.app.kubernetes.io/name: (none) -> numa-gate-canary',
+        'metadata.namespace: (none) -> default',
+        'spec.template.metadata.labels.app.kubernetes.io/name: (none) -> numa-gate-canary',
+        'spec.template.spec.nodeSelector: (none) -> {"example.com/pod-managers":"canary","kubernetes.io/hostname":"gpu-1"}',
+        'spec.template.spec.resources: (none) -> {"limits":{"cpu":"6500m","memory":"25088Mi"},"requests":{"cpu":"6500m","memory":"25088Mi"}}']
+    template = found["manifest"]["spec"]["template"]["spec"]
+    assert template["containers"] == before["spec"]["template"]["spec"]["containers"]  # the images and the GPU request as they were
+    assert template["initContainers"] == before["spec"]["template"]["spec"]["initContainers"]  # the helper's requests as given
+    assert canary.qos_problems(found["manifest"]) == []
+
+
+@pytest.mark.parametrize("kind", ["StatefulSet", "Job"])
+def test_a_statefulset_or_job_is_pinned_through_its_template(kind):
+    found = canary.workload({"workload": deployment(kind), "node": "gpu-1"})
+    assert found["manifest"]["spec"]["template"]["spec"]["nodeSelector"] == {"example.com/pod-managers": "canary", "kubernetes.io/hostname": "gpu-1"}
+
+
+@pytest.mark.parametrize("kind, why", [
+    ("CronJob", "its pods come on a schedule, not when the canary is sent"),
+    ("DaemonSet", "its pods go to every node of its selector, and a pinned one would leave the rest of the pool")])
+def test_a_cronjob_or_daemonset_is_refused_naming_the_kinds_accepted(kind, why):
+    with pytest.raises(EvidenceError) as caught:
+        canary.manifest({"workload": deployment(kind)})
+    assert str(caught.value) == "canary: workload must be a Deployment, StatefulSet, Job or Pod manifest, got kind %r: %s" % (kind, why)
+
+
+def test_a_controller_without_a_template_is_refused():
+    with pytest.raises(EvidenceError) as caught:
+        canary.manifest({"workload": {"kind": "Job", "metadata": {"name": "j"}, "spec": {}}})
+    assert str(caught.value) == "canary: workload Job j has no spec.template: its controller has no pods to make"
+
+
+def test_a_budget_is_not_moved_when_a_container_is_not_guaranteed():
+    given = deployment()
+    given["spec"]["template"]["spec"]["initContainers"][0]["resources"]["limits"]["cpu"] = "1"
+    found = canary.workload({"workload": given})
+    assert "resources" not in found["manifest"]["spec"]["template"]["spec"] and found["sent_resources"] is None
