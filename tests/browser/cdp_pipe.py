@@ -97,11 +97,15 @@ class Browser:  # pylint: disable=too-many-instance-attributes
             since = len(self.events)
             self.events.append(self._read_message(deadline))
 
-    def open(self, url):
+    def open(self, url, width=None, height=1000):
+        """The page at url; ``width``: the viewport's width in CSS pixels (Emulation.setDeviceMetricsOverride), else the window's."""
         target = self.call("Target.createTarget", {"url": "about:blank"})["targetId"]
         session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
         for domain in ("Runtime", "Log", "Network", "Page"):
             self.call(domain + ".enable", session=session)
+        if width is not None:
+            self.call("Emulation.setDeviceMetricsOverride", {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
+                      session=session)
         start = len(self.events)
         self.call("Page.navigate", {"url": url}, session=session)
         self.wait_for("Page.loadEventFired", session, start)

@@ -33,7 +33,7 @@ _STYLE = ("body{font-family:sans-serif;margin:1.5em;color:#222}table{border-coll
           ".verdict-revalidate{background:#6a1b9a}.effect-defer td:nth-child(2){color:#8a5a00;font-weight:bold}"
           ".state{font-weight:bold;white-space:nowrap}.state-held .state{background:#c8e6c9}.state-restricted .state{background:#bbdefb}"
           ".state-deferred .state{background:#ffe082}.state-revalidate .state{background:#e1bee7}.state-not-asked .state{background:#eee;color:#555}"
-          ".drawing{border:1px solid #ddd;padding:4px;max-width:100%;box-sizing:border-box}")
+          "section{overflow-x:auto}.drawing{border:1px solid #ddd;padding:4px;max-width:100%;box-sizing:border-box}")
 
 
 def _head(title):

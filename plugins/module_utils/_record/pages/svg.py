@@ -32,6 +32,8 @@ _LEGEND = {"reserved": "reserved (system, kubelet)", "canary-exclusive": "canary
 _MEMORY_LEGEND = (("memory-filled", "NUMA node memory"), ("memory-reserved", "reserved memory (plan)"))
 CPU_W, CPU_H, GAP, PAD, HEADER, MEM_H, DEV_W, DEV_H = 22, 18, 4, 10, 46, 34, 170, 34
 LEGEND_ROW = 18
+# Wide enough for the legend in two rows, even for a single small node.
+MIN_WIDTH = 760
 LABEL_CHARS = 25
 CORES_PER_ROW = 16
 # What one character takes at most at 11px (sans-serif, bold for the node labels): labels are cut to fit, never overflow.
@@ -87,7 +89,7 @@ def _legend_rows(width):
     """[(css, words, x, row)]: the legend's entries wrapped to ``width``."""
     placed, x, row = [], PAD, 0
     for css, words in _legend_entries():
-        wide = CPU_W - 1 + 4 + int(len(words) * CHAR_PX) + 12
+        wide = CPU_W - 1 + 4 + int(len(words) * CHAR_PX) + 18
         if x > PAD and x + wide > width - PAD:
             x, row = PAD, row + 1
         placed.append((css, words, x, row))
@@ -102,8 +104,8 @@ def layout(record):
     core_w = threads * CPU_W + 2 * 2
     widest = max([min(len(node["cores"]), CORES_PER_ROW) for node in nodes] or [1])
     node_w = max(2 * DEV_W + 3 * PAD, widest * (core_w + GAP) + 2 * PAD)
-    per_row = 2 if node_w <= 560 else 1
-    width = PAD + per_row * (node_w + PAD)
+    per_row = max(1, min(2 if node_w <= 560 else 1, len(nodes)))
+    width = max(MIN_WIDTH, PAD + per_row * (node_w + PAD))
     legend = _legend_rows(width)
     devices = _devices(record)
     known = set(node["id"] for node in nodes)
@@ -188,7 +190,7 @@ def _memory(node, x, my, width, largest, reserved):
            '<rect class="memory-track" x="%d" y="%d" width="%d" height="10"/><rect class="memory-filled" x="%d" y="%d" width="%d" height="10"/>' % (
                x, my, width, x, my, filled)]
     if reserved is None:
-        said = "reserved memory: no plan in this record"
+        said = "no plan in this record"
     else:
         amount = reserved.get(str(node["id"]), 0)
         wide = 0 if not amount or not memory else max(2, int(filled * amount / memory))

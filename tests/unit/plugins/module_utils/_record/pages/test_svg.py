@@ -54,7 +54,7 @@ def test_the_planned_reserved_memory_is_drawn_on_the_node_memory(tmp_path):
     topology_only = ElementTree.fromstring(svg.drawing(record.build(ri.h200_facts(), "h200-vm")))
     assert not [r for r in topology_only.iter(SVG + "rect") if r.get("data-kind") == "reserved-memory"]
     assert [t.text for g in topology_only.iter(SVG + "g") if g.get("data-kind") == "memory" for t in g.iter(SVG + "text")] == [
-        "memory 4.34 GiB; reserved memory: no plan in this record"]
+        "memory 4.34 GiB; no plan in this record"]
 
 
 def test_the_drawing_scales_and_the_legend_wraps_to_its_width(tmp_path):
