@@ -1,7 +1,7 @@
 # Copyright: (c) 2026, GPU Smith
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Filters: acceptance_record, acceptance_verdict, acceptance_markdown, acceptance_html, acceptance_fleet, canary_manifest, canary_qos_problems,
-canary_workload, canary_admission, artifacts_file (docs in plugins/filter/<name>.yml)."""
+canary_workload, canary_subjects, canary_admission, canary_admissions, artifacts_file (docs in plugins/filter/<name>.yml)."""
 
 from __future__ import annotations
 
@@ -49,9 +49,19 @@ def canary_workload(params=None):
     return adapt("canary_workload", canary.workload, params)
 
 
+def canary_subjects(pods):
+    """The canary's pods as the evidence reads them by uid: stored .spec.resources, controller, container IDs, GPU requests."""
+    return adapt("canary_subjects", canary.subjects, pods)
+
+
 def canary_qos_problems(pod, exclusive=("main",)):
     """What keeps the pod from Guaranteed QoS or its exclusive containers from whole-CPU slices ([] when it may be sent)."""
     return adapt("canary_qos_problems", canary.qos_problems, pod, tuple(exclusive))
+
+
+def canary_admissions(pods, events=None, api_error=None, expected=1):
+    """The admission of a canary with several pods: each failure named with its pod; admitted only when ``expected`` pods are."""
+    return adapt("canary_admissions", canary.admissions, pods, events, api_error, expected)
 
 
 def canary_admission(pod, events=None, api_error=None):
@@ -70,5 +80,6 @@ class FilterModule(object):
     def filters(self):
         return {"acceptance_record": acceptance_record, "acceptance_verdict": acceptance_verdict, "acceptance_markdown": acceptance_markdown,
                 "acceptance_html": acceptance_html, "acceptance_fleet": acceptance_fleet, "canary_manifest": canary_manifest,
-                "canary_workload": canary_workload, "canary_qos_problems": canary_qos_problems, "canary_admission": canary_admission,
-                "artifacts_file": artifacts_file}
+                "canary_workload": canary_workload, "canary_subjects": canary_subjects,
+                "canary_qos_problems": canary_qos_problems, "canary_admission": canary_admission,
+                "canary_admissions": canary_admissions, "artifacts_file": artifacts_file}

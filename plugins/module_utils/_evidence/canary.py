@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The allocation canary: its manifest, its Guaranteed QoS check, and its admission read by layer (pure).
 
-Public: `manifest`, `workload`, `pod_spec`, `diff`, `qos_problems`, `admission`, `MANIFEST_KEYS`, `KUBELET_REASONS`,
+Public: `manifest`, `workload`, `subjects`, `admissions`, `pod_spec`, `diff`, `qos_problems`, `admission`, `MANIFEST_KEYS`, `KUBELET_REASONS`,
 `WORKLOAD_KINDS`.
 
 `manifest(params)`: the allocation canary (pod budget 4 CPU / 4Gi in ``.spec.resources``, the main
@@ -15,6 +15,8 @@ its pods labelled with the canary's labels, and a workload's budget moved to the
 equal and none is set there; the helpers' requests as given).
 `workload(params)`: that manifest with the reviewed change (`diff`: ``path: before -> after``), the
 budget sent and the label selector of its pods.
+`subjects(pods)`: the pods the canary created, as the evidence reads them by uid (each with its
+stored ``.spec.resources`` read back, its controller and the GPUs it asked for).
 `qos_problems(pod, exclusive)`: what keeps it from Guaranteed QoS or its exclusive slices, checked
 before it is sent (pod-level requests equal limits for CPU and memory; each exclusive container's
 requests equal its limits with a whole, positive number of CPUs; containers within the pod's budget).
@@ -216,6 +218,29 @@ def qos_problems(pod, exclusive=("main",)):
     return problems
 
 
+def _container_ids(pod):
+    status = (pod or {}).get("status") or {}
+    statuses = list(status.get("containerStatuses") or []) + list(status.get("initContainerStatuses") or [])
+    return {entry.get("name"): entry.get("containerID") or "" for entry in statuses}
+
+
+def _gpus(spec):
+    return {key: value for container in list(spec.get("containers") or []) + list(spec.get("initContainers") or [])
+            for key, value in (((container.get("resources") or {}).get("limits")) or {}).items() if "gpu" in key}
+
+
+def subjects(pods):
+    """[{"pod", "uid", "node", "container_ids", "stored_read", "stored_resources", "controller", "gpu_requests"}] of the pods read back."""
+    found = []
+    for pod in pods or []:
+        meta, spec = pod.get("metadata") or {}, pod.get("spec") or {}
+        owner = next((o for o in meta.get("ownerReferences") or [] if o.get("controller")), None)
+        found.append({"pod": "%s/%s" % (meta.get("namespace"), meta.get("name")), "uid": meta.get("uid"), "node": spec.get("nodeName"),
+                      "container_ids": _container_ids(pod), "stored_read": True, "stored_resources": spec.get("resources"),
+                      "controller": "%s/%s" % (owner.get("kind"), owner.get("name")) if owner else None, "gpu_requests": _gpus(spec)})
+    return sorted(found, key=lambda entry: entry["pod"])
+
+
 def _condition(pod, kind):
     return next((c for c in ((pod or {}).get("status") or {}).get("conditions") or [] if c.get("type") == kind), None)
 
@@ -244,3 +269,19 @@ def admission(pod, events=None, api_error=None):
     ready = _condition(pod, "Ready")
     admitted = not failures and status.get("phase") == "Running" and ready is not None and ready.get("status") == "True"
     return {"admitted": admitted, "phase": status.get("phase"), "node": ((pod or {}).get("spec") or {}).get("nodeName"), "failures": failures}
+
+
+def admissions(pods, events=None, api_error=None, expected=1):
+    """The admission of a canary with several pods: each pod's (its own events, by uid or name), admitted only when ``expected`` are."""
+    if api_error or not pods:
+        return admission(None if api_error else {}, events if not pods else None, api_error)
+    failures, admitted = [], 0
+    for pod in pods:
+        meta = pod.get("metadata") or {}
+        own = [e for e in events or [] if (e.get("involvedObject") or {}).get("uid") == meta.get("uid")
+               or (e.get("involvedObject") or {}).get("name") == meta.get("name")]
+        found = admission(pod, own)
+        admitted += 1 if found["admitted"] else 0
+        failures += [dict(f, message="pod %s: %s" % (meta.get("name"), f["message"])) if len(pods) > 1 else f for f in found["failures"]]
+    first = admission(pods[0])
+    return {"admitted": not failures and admitted >= int(expected), "phase": first["phase"], "node": first["node"], "failures": failures}

@@ -159,3 +159,34 @@ def test_a_budget_is_not_moved_when_a_container_is_not_guaranteed():
     given["spec"]["template"]["spec"]["initContainers"][0]["resources"]["limits"]["cpu"] = "1"
     found = canary.workload({"workload": given})
     assert "resources" not in found["manifest"]["spec"]["template"]["spec"] and found["sent_resources"] is None
+
+
+def test_the_subjects_are_the_pods_read_back_with_their_controller():
+    pods = [{"metadata": {"namespace": "serving", "name": "llm-7d9f-b2x4k", "uid": "u2",
+                          "ownerReferences": [{"kind": "ReplicaSet", "name": "llm-7d9f", "controller": True}]},
+             "spec": {"nodeName": "gpu-1", "containers": [{"name": "main", "resources": {"limits": {"cpu": "6", "nvidia.com/gpu": "1"}}}]},
+             "status": {"containerStatuses": [{"name": "main", "containerID": "containerd://abc"}]}},
+            {"metadata": {"namespace": "serving", "name": "llm-7d9f-a1b2c", "uid": "u1"},
+             "spec": {"resources": {"requests": {"cpu": "4"}}, "containers": []}}]
+    assert canary.subjects(pods) == [
+        {"pod": "serving/llm-7d9f-a1b2c", "uid": "u1", "node": None, "container_ids": {}, "stored_read": True,
+         "stored_resources": {"requests": {"cpu": "4"}}, "controller": None, "gpu_requests": {}},
+        {"pod": "serving/llm-7d9f-b2x4k", "uid": "u2", "node": "gpu-1", "container_ids": {"main": "containerd://abc"}, "stored_read": True,
+         "stored_resources": None, "controller": "ReplicaSet/llm-7d9f", "gpu_requests": {"nvidia.com/gpu": "1"}}]
+
+
+def test_the_admission_of_a_controllers_pods_names_each_failing_pod():
+    ready = {"metadata": {"name": "llm-a", "uid": "u1"}, "spec": {"nodeName": "gpu-1"},
+             "status": {"phase": "Running", "conditions": [{"type": "Ready", "status": "True"}]}}
+    rejected = {"metadata": {"name": "llm-b", "uid": "u2"}, "spec": {"nodeName": "gpu-1"},
+                "status": {"phase": "Failed", "reason": "TopologyAffinityError", "message": "Pod was rejected: Pod Scope pod with pod-level "
+                                                                                          "resources failed admission under pod-scope topology manager"}}
+    assert canary.admissions([ready], [], None, 1) == {"admitted": True, "phase": "Running", "node": "gpu-1", "failures": []}
+    assert canary.admissions([ready], [], None, 2)["admitted"] is False
+    assert canary.admissions([ready, rejected], [{"involvedObject": {"uid": "u2"}, "reason": "TopologyAffinityError", "message": "same"}],
+                             None, 2) == {
+        "admitted": False, "phase": "Running", "node": "gpu-1",
+        "failures": [{"layer": "kubelet", "reason": "TopologyAffinityError", "message": "pod llm-b: Pod was rejected: Pod Scope pod with pod-level "
+                      "resources failed admission under pod-scope topology manager"}]}
+    assert canary.admissions([], [], {"status": 422, "reason": "Invalid", "message": "bad"}) == {
+        "admitted": False, "phase": None, "node": None, "failures": [{"layer": "api", "reason": "Invalid", "message": "bad"}]}
