@@ -25,6 +25,7 @@ FLOORS = ["_base", "_kube_api", "_node_files", "_kubelet"]
 # Steps, in flow order: each may import any floor and steps before it, never one after it.
 STEPS = [
     "_facts",
+    "_stack",
     "_plan",
     "_render",
     "_transition",

@@ -35,12 +35,11 @@ accepted with a device path reads it as not read).
 
 from __future__ import annotations
 
-import fnmatch
-
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import sources as _sources
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.composition import effect as _effect
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import inputs as shapes
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.errors import RecordError
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._stack import support as _support
 
 GATES = ("always", "canary", "topology")
 # What a row may read besides the evidence sources: the record's own composition, the policy, the accepted values.
@@ -80,24 +79,11 @@ def _version_reasons(versions, has_gpus):
 
 
 def _support_reasons(versions, policy):
-    versions, policy, found = versions or {}, policy or {}, []
-    for index, rule in enumerate(policy.get("unsupported") or []):
-        if not isinstance(rule, dict) or not rule.get("component") or not rule.get("version"):
-            raise RecordError("policy unsupported[%d] must be a mapping with component and version (a glob), got %r" % (index, rule))
-        have = versions.get(rule["component"])
-        if have and fnmatch.fnmatchcase(str(have), str(rule["version"])):
-            found.append(_reason("support", "defer", "%s %s is marked unsupported by the operator (rule %r)%s" % (
-                rule["component"], have, rule["version"], ": %s" % rule["reason"] if rule.get("reason") else "")))
-    supported = policy.get("supported") or {}
-    if not isinstance(supported, dict):
-        raise RecordError("policy supported must map a component to a list of version globs, got %r" % (supported,))
-    for component, globs in sorted(supported.items()):
-        globs = [globs] if isinstance(globs, str) else list(globs or [])
-        have = versions.get(component)
-        if have and not any(fnmatch.fnmatchcase(str(have), str(glob)) for glob in globs):
-            found.append(_reason("support", "defer", "%s %s is not among the operator's supported versions (%s)" % (
-                component, have, ", ".join(globs) or "none")))
-    return found
+    """The support table (shipped and the operator's) and the typed supported/unsupported globs, one path (`_stack.support`)."""
+    try:
+        return _support.reasons(versions, policy)
+    except _support.StackError as exc:
+        raise RecordError(str(exc)) from None
 
 
 def _locality_reasons(oracle):

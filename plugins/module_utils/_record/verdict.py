@@ -41,7 +41,7 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.errors 
 VERDICTS = ("adopt", "restrict", "defer", "revalidate")
 _STRENGTH = {"info": 0, "adopt": 1, "restrict": 2, "revalidate": 3, "defer": 4}
 WATCHED = _criteria.WATCHED
-POLICY_KEYS = ("unsupported", "supported", "restrict_to", "revalidated")
+POLICY_KEYS = ("unsupported", "supported", "restrict_to", "revalidated", "support_table", "support")
 _OWN_EVIDENCE_KEYS = ("versions", "devices", "has_gpus", "oracle", "placement", "admission")
 watched_values = _criteria.watched_values
 CRITERIA = _criteria.readers()
