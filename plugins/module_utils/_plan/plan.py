@@ -163,8 +163,12 @@ def reservation_plan(topology, policy=None, base_config=None):
     if policy["eviction_hard"] is not None:
         settings["evictionHard"] = dict(policy["eviction_hard"])
     merged = merged_config.over_base(base, settings)
+    memory_default = memory.default_settings(facts, merged, policy["reserved_memory_default"], reasons)
+    if memory_default is not None:
+        settings["kubeReserved"] = dict(settings.get("kubeReserved") or {}, memory=memory_default)
+        merged = merged_config.over_base(base, settings)
     _cpu_override_warnings(policy, merged, len(reserved), warnings)
-    placed = memory.reserve(facts, merged, cpus_by_node, reasons, warnings)
+    placed = memory.reserve(facts, merged, cpus_by_node, reasons, warnings, defaulted=memory_default is not None)
     _eviction_reasons(policy, merged, reasons)
     settings["reservedMemory"] = [{"numaNode": node_id, "limits": {"memory": from_bytes(amount)}} for node_id, amount in placed.items()]
     settings = dict(sorted(settings.items()))

@@ -36,7 +36,10 @@ PLANNED_SETTINGS = {
     "systemReserved": "system_reserved",
     "evictionHard": "eviction_hard",
 }
-POLICY_KEYS = ("reserved_cpus", "reserved_cpu_list", "strategy", "kube_reserved", "system_reserved", "eviction_hard", "kubelet_settings")
+POLICY_KEYS = ("reserved_cpus", "reserved_cpu_list", "strategy", "kube_reserved", "system_reserved", "eviction_hard", "kubelet_settings",
+               "reserved_memory_default")
+# kube and system reserved memory when neither the policy nor the node sets them (_plan.memory.default_settings).
+MEMORY_DEFAULTS = ("tiered", "none")
 # cmd/kubelet/app/server.go parseResourceList: the only resources kube/system reserved may name.
 RESERVABLE_RESOURCES = ("cpu", "memory", "ephemeral-storage", "pid")
 
@@ -81,6 +84,10 @@ def normalize_policy(policy):
     result["system_reserved"] = _normalize_reserved("system_reserved", policy.get("system_reserved"))
     result["eviction_hard"] = _normalize_eviction(policy.get("eviction_hard"))
     result["kubelet_settings"] = _normalize_settings(policy.get("kubelet_settings"))
+    memory_default = policy.get("reserved_memory_default")
+    if memory_default is not None and memory_default not in MEMORY_DEFAULTS:
+        raise PlanError("policy reserved_memory_default %r is not one of %s" % (memory_default, ", ".join(MEMORY_DEFAULTS)))
+    result["reserved_memory_default"] = memory_default or MEMORY_DEFAULTS[0]
     return result
 
 

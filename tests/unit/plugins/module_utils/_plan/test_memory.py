@@ -1,12 +1,16 @@
 """Memory placement (_plan/memory.py): how much reservedMemory, on which NUMA nodes, to the byte."""
 
+import os
+
 import pytest
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.rules import allocatable as _allocatable
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.rules import validate as _validate
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import schema as _schema
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts.gather import gather
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan import memory
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan.plan import PlanError, reservation_plan
+from ansible_collections.gpusmith.numa_gate.tests.unit import shared_paths
 from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._plan.plan_machines import GI, MI, base, machine, module_view
 
 
@@ -27,6 +31,11 @@ def test_odd_totals_are_split_to_the_byte():
                                                           {"numaNode": 1, "limits": {"memory": "333334"}}]
 
 
+ZERO = ("kubeReserved + systemReserved memory is 0 (%s, systemReserved memory 0 (kubelet default)): the OS and the kubelet get no "
+        "reserved memory, only the eviction threshold; the tiered default would reserve 2662Mi (kubelet_plan_reserved_memory_default: "
+        "tiered, or set kubelet_plan_kube_reserved memory)")
+
+
 def test_percentage_eviction_is_taken_of_node_memory():
     plan = reservation_plan(machine(), {"reserved_cpus": 4, "strategy": "spread", "system_reserved": {"memory": "1Gi"},
                                         "eviction_hard": {"memory.available": "25%"}})
@@ -39,7 +48,7 @@ def test_percentage_eviction_is_taken_of_node_memory():
 
 def test_percentage_eviction_uses_the_kubelet_float32_arithmetic():
     facts = machine()
-    policy = {"reserved_cpus": 2, "strategy": "compact", "eviction_hard": {"memory.available": "10%"}}
+    policy = {"reserved_cpus": 2, "strategy": "compact", "eviction_hard": {"memory.available": "10%"}, "reserved_memory_default": "none"}
     plan = reservation_plan(facts, policy)
     # float32(10)/100 = 0.100000001490116...; int64(17179869184 x that) = 1717986944 (exact decimal would be 1717986918)
     assert plan["reserved"]["memory_bytes"] == {"0": 1717986944}
@@ -49,9 +58,10 @@ def test_percentage_eviction_uses_the_kubelet_float32_arithmetic():
 def test_no_memory_reservation_is_refused():
     # A drop-in cannot zero memory.available any more (it merges over the defaults); a main file without it can.
     with pytest.raises(PlanError) as err:
-        reservation_plan(machine(), {"eviction_hard": {"nodefs.available": "10%"}}, base(evictionHard={"nodefs.available": "10%"}))
+        reservation_plan(machine(), {"eviction_hard": {"nodefs.available": "10%"}, "reserved_memory_default": "none"},
+                         base(evictionHard={"nodefs.available": "10%"}))
     assert str(err.value) == ("kubeReserved + systemReserved + evictionHard memory.available reserve no memory (kubeReserved memory 0 "
-                              "(not set), systemReserved memory 0 (not set), evictionHard memory.available 0 (not set: evictionHard omits "
+                              "(kubelet default), systemReserved memory 0 (kubelet default), evictionHard memory.available 0 (not set: evictionHard omits "
                               "it, so no threshold)); the Memory Manager Static policy needs a non-zero reservation (\"you should specify "
                               "the system reserved memory\")")
 
@@ -60,7 +70,7 @@ def test_percentages_are_taken_of_memtotal_not_the_numa_sum():
     # MemTotal (facts memory_bytes) is a little more than the NUMA nodes' sum; the kubelet's capacity is MemTotal.
     facts = machine()
     facts["memory_bytes"] = 16 * GI + 5 * MI
-    plan = reservation_plan(facts, {"eviction_hard": {"memory.available": "10%"}})
+    plan = reservation_plan(facts, {"eviction_hard": {"memory.available": "10%"}, "reserved_memory_default": "none"})
     expected = _allocatable.reserved_memory_total({"evictionHard": {"memory.available": "10%"}}, 16 * GI + 5 * MI)
     assert plan["reserved"]["memory_bytes"] == {"0": expected}
     assert expected != _allocatable.reserved_memory_total({"evictionHard": {"memory.available": "10%"}}, 16 * GI)
@@ -98,8 +108,8 @@ def test_memory_that_fits_nowhere_is_refused():
 
 def test_unknown_hugepage_counts_are_taken_as_zero_with_a_warning():
     facts = machine(hugepages={0: {"2048kB": {"total": None, "free": None}}})
-    plan = reservation_plan(facts, {"reserved_cpus": 2})
-    assert plan["warnings"] == ["NUMA node 0 hugepages 2048kB total is unknown; taken as 0 pages"]
+    plan = reservation_plan(facts, {"reserved_cpus": 2, "kube_reserved": {"memory": "0"}})
+    assert plan["warnings"] == ["NUMA node 0 hugepages 2048kB total is unknown; taken as 0 pages", ZERO % "kubeReserved memory 0 (policy)"]
     assert plan["allocatable"]["0"]["memory_bytes"] == 8 * GI - 100 * MI
 
 
@@ -125,3 +135,60 @@ def test_an_impossible_hugepage_pool_is_refused_not_planned_as_zero():
     # A pool that fills the node exactly is possible: nothing of node 1 stays allocatable.
     facts = machine(hugepages={1: {"1048576kB": {"total": 8, "free": 8}}})
     assert reservation_plan(facts)["allocatable"]["1"]["memory_bytes"] == 0
+
+
+def test_tiered_default_by_the_published_tiers():
+    # 25% of the first 4 GiB, 20% of the next 4, 10% of the next 8, 6% of the next 112, 2% above 128 GiB; whole MiB, rounded down.
+    assert [memory.tiered(size * GI) // MI for size in (1, 4, 8, 16, 128, 256, 2048)] == [256, 1024, 1843, 2662, 9543, 12165, 48865]
+    assert memory.TIERS == ((4 * GI, 25), (4 * GI, 20), (8 * GI, 10), (112 * GI, 6), (None, 2))
+
+
+def _default_plan(name):
+    root = shared_paths.H200_VM if name == "h200-vm" else os.path.join(shared_paths.HWLOC, name)
+    return reservation_plan(gather(root, gpu_source="none"))
+
+
+def test_default_on_the_real_h200_vm_scales_with_its_numa_memory():
+    # MemTotal 131981020Ki, but NUMA node 0 holds 4550128Ki: the Memory Manager places the reservation there, so the default
+    # scales with that: 1 GiB + 20% of 0.3393 GiB = 1093.5Mi -> 1093Mi, plus the kubelet's 100Mi eviction threshold.
+    plan = _default_plan("h200-vm")
+    assert plan["kubelet_settings"]["kubeReserved"] == {"memory": "1093Mi"}
+    assert plan["kubelet_settings"]["reservedMemory"] == [{"numaNode": 0, "limits": {"memory": "1193Mi"}}]
+    assert plan["reserved"]["memory_bytes"] == {"0": 1193 * MI}
+    assert plan["reasons"][1] == (
+        "kubeReserved memory 1093Mi: the tiered default for 4550128Ki of memory (the NUMA nodes' memory less their hugepage pools, less "
+        "than the node's topology memory_bytes 131981020Ki; 25% of the first 4 GiB, 20% of the next 4, 10% of the next 8, 6% of the next "
+        "112, 2% above 128 GiB), since neither the policy nor the node's files set kubeReserved or systemReserved memory "
+        "(kubelet_plan_reserved_memory_default: none keeps the kubelet's 0)")
+    assert plan["reasons"][2].startswith("reservedMemory memory 1193Mi (1250951168 bytes) = kubeReserved memory 1093Mi (tiered default) + "
+                                         "systemReserved memory 0 (kubelet default) + evictionHard memory.available 100Mi (kubelet default)")
+    assert plan["warnings"] == []
+
+
+def test_default_on_two_hwloc_snapshots():
+    # 40intel64-2g2n4c+pci: MemTotal 529428392Ki (504.9 GiB): 9.32 GiB for the first 128 + 2% of 376.9 GiB = 16.858 GiB -> 17262Mi.
+    big = _default_plan("40intel64-2g2n4c+pci")
+    assert big["kubelet_settings"]["kubeReserved"] == {"memory": "17262Mi"}
+    assert big["kubelet_settings"]["reservedMemory"] == [{"numaNode": 0, "limits": {"memory": "8681Mi"}},
+                                                         {"numaNode": 1, "limits": {"memory": "8681Mi"}}]
+    assert sum(big["reserved"]["memory_bytes"].values()) == (17262 + 100) * MI
+    # 16amd64-8n2c-cpusets: no MemTotal, eight NUMA nodes summing to 67106960Ki (63.998 GiB): 2.6 GiB + 6% of 47.998 GiB -> 5611Mi.
+    small = _default_plan("16amd64-8n2c-cpusets")
+    assert small["kubelet_settings"]["kubeReserved"] == {"memory": "5611Mi"}
+    assert small["kubelet_settings"]["reservedMemory"] == [{"numaNode": 0, "limits": {"memory": "2856Mi"}},
+                                                           {"numaNode": 1, "limits": {"memory": "2855Mi"}}]
+    assert small["reserved"]["memory_bytes"] == {"0": 2856 * MI, "1": 2855 * MI}
+
+
+def test_a_node_or_policy_value_wins_and_zero_is_a_warning():
+    node = base(systemReserved={"memory": "512Mi"})
+    plan = reservation_plan(machine(), {}, node)
+    assert "kubeReserved" not in plan["kubelet_settings"] and plan["reserved"]["memory_bytes"] == {"0": 612 * MI}
+    plan = reservation_plan(machine(), {"kube_reserved": {"memory": "1Gi"}})
+    assert plan["kubelet_settings"]["kubeReserved"] == {"memory": "1Gi"} and plan["warnings"] == []
+    plan = reservation_plan(machine(), {"reserved_memory_default": "none"})
+    assert plan["warnings"] == [ZERO % "kubeReserved memory 0 (kubelet default)"] and plan["reserved"]["memory_bytes"] == {"0": 100 * MI}
+    plan = reservation_plan(machine(), {"system_reserved": {"memory": "0"}})
+    assert plan["warnings"] == [("kubeReserved + systemReserved memory is 0 (kubeReserved memory 0 (kubelet default), systemReserved memory "
+                                 "0 (policy)): the OS and the kubelet get no reserved memory, only the eviction threshold; the tiered default "
+                                 "would reserve 2662Mi (kubelet_plan_reserved_memory_default: tiered, or set kubelet_plan_kube_reserved memory)")]

@@ -20,7 +20,9 @@ def test_real_h200_host_default_plan():
     facts = _topology.gather(shared_paths.H200_VM, gpu_source="none")
     facts["gpus"] = [{"pci_address": "0000:00:06.0", "numa_node": 0}]
     plan = reservation_plan(facts)
-    assert plan["reserved"] == {"cpus": "0-1", "cores": 2, "by_numa": {"0": "0-1"}, "memory_bytes": {"0": 100 * MI}}
+    # The tiered default over the NUMA node's 4550128Ki (MemTotal is more: see test_plan_real_snapshots), plus the 100Mi threshold.
+    assert plan["reserved"] == {"cpus": "0-1", "cores": 2, "by_numa": {"0": "0-1"}, "memory_bytes": {"0": 1193 * MI}}
+    assert plan["kubelet_settings"]["kubeReserved"] == {"memory": "1093Mi"}
     assert plan["allocatable"]["0"]["cpus"] == "2-15"
     assert plan["allocatable"]["0"]["gpus"] == ["0000:00:06.0"]
     assert plan["reasons"][0] == "strategy device-aware: every NUMA node with CPUs (0) has a GPU or NIC; fell back to spread"
@@ -35,28 +37,33 @@ def test_default_plan_in_full():
         "kubelet_settings": {
             "cpuManagerPolicy": "static",
             "featureGates": {"PodLevelResourceManagers": True, "PodLevelResources": True},
+            "kubeReserved": {"memory": "2662Mi"},
             "memoryManagerPolicy": "Static",
-            "reservedMemory": [{"numaNode": 0, "limits": {"memory": "100Mi"}}],
+            "reservedMemory": [{"numaNode": 0, "limits": {"memory": "2762Mi"}}],
             "reservedSystemCPUs": "0,8",
             "topologyManagerPolicy": "single-numa-node",
             "topologyManagerScope": "pod",
         },
-        "reserved": {"cpus": "0,8", "cores": 1, "by_numa": {"0": "0,8"}, "memory_bytes": {"0": 100 * MI}},
+        "reserved": {"cpus": "0,8", "cores": 1, "by_numa": {"0": "0,8"}, "memory_bytes": {"0": 2762 * MI}},
         "allocatable": {
-            "0": {"cpus": "1-3,9-11", "whole_cores": 3, "memory_bytes": 8 * GI - 100 * MI, "gpus": [], "nics": [],
-                  "largest_pod": {"cpu": 6, "memory": "8092Mi"}},
+            "0": {"cpus": "1-3,9-11", "whole_cores": 3, "memory_bytes": 8 * GI - 2762 * MI, "gpus": [], "nics": [],
+                  "largest_pod": {"cpu": 6, "memory": "5430Mi"}},
             "1": {"cpus": "4-7,12-15", "whole_cores": 4, "memory_bytes": 8 * GI, "gpus": [], "nics": [],
                   "largest_pod": {"cpu": 8, "memory": "8Gi"}},
         },
         "reasons": [
             "strategy device-aware: no NUMA node has a GPU or NIC; spread over NUMA nodes 0, 1",
-            "reservedMemory memory 100Mi (104857600 bytes) = kubeReserved memory 0 (not set) + systemReserved memory 0 (not set) + "
-            "evictionHard memory.available 100Mi (kubelet default), placed on NUMA nodes 0: 100Mi in proportion to the reserved CPUs there",
+            "kubeReserved memory 2662Mi: the tiered default for 16Gi of memory (the sum of NUMA node memory; 25% of the first "
+            "4 GiB, 20% of the next 4, 10% of the next 8, 6% of the next 112, 2% above 128 GiB), since neither the policy nor the node's "
+            "files set kubeReserved or systemReserved memory (kubelet_plan_reserved_memory_default: none keeps the kubelet's 0)",
+            "reservedMemory memory 2762Mi (2896166912 bytes) = kubeReserved memory 2662Mi (tiered default) + systemReserved memory 0 "
+            "(kubelet default) + evictionHard memory.available 100Mi (kubelet default), placed on NUMA nodes 0: 2762Mi in proportion to "
+            "the reserved CPUs there",
         ],
         "warnings": [],
         "policy": {
             "reserved_cpus": 2, "reserved_cpu_list": None, "strategy": "device-aware", "kube_reserved": {}, "system_reserved": {},
-            "eviction_hard": None,
+            "eviction_hard": None, "reserved_memory_default": "tiered",
             "kubelet_settings": {"cpuManagerPolicy": "static", "featureGates": {"PodLevelResourceManagers": True, "PodLevelResources": True},
                                  "memoryManagerPolicy": "Static", "topologyManagerPolicy": "single-numa-node", "topologyManagerScope": "pod"},
         },
@@ -94,7 +101,8 @@ def test_more_than_8_numa_nodes_needs_the_topology_manager_option():
     assert str(err.value) == ("the planned kubelet settings break the kubelet's rules: the plan: topologyManagerPolicy: unsupported on "
                               "machines with more than 8 NUMA Nodes (this node has 64 NUMA nodes; set "
                               "topologyManagerPolicyOptions.max-allowable-numa-nodes: \"64\")")
-    plan = reservation_plan(facts, {"kubelet_settings": {"topologyManagerPolicyOptions": {"max-allowable-numa-nodes": "64"}}})
+    plan = reservation_plan(facts, {"kubelet_settings": {"topologyManagerPolicyOptions": {"max-allowable-numa-nodes": "64"}},
+                                    "reserved_memory_default": "none"})
     assert plan["reserved"]["by_numa"] == {"0": "0", "1": "4"}
     assert plan["kubelet_settings"]["reservedMemory"] == [{"numaNode": 0, "limits": {"memory": "50Mi"}},
                                                           {"numaNode": 1, "limits": {"memory": "50Mi"}}]
@@ -128,7 +136,7 @@ def test_partial_eviction_hard_merges_over_the_node_thresholds():
 
 def test_partial_eviction_hard_merges_over_the_node_own_thresholds():
     node = base(evictionHard={"memory.available": "300Mi", "nodefs.available": "15%"})
-    plan = reservation_plan(machine(), {"eviction_hard": {"nodefs.available": "5%"}}, node)
+    plan = reservation_plan(machine(), {"eviction_hard": {"nodefs.available": "5%"}, "reserved_memory_default": "none"}, node)
     assert plan["reserved"]["memory_bytes"] == {"0": 300 * MI}
     assert plan["kubelet_settings"]["evictionHard"] == {"nodefs.available": "5%"}
     assert "evictionHard memory.available 300Mi (node config /var/lib/kubelet/config.yaml)" in plan["reasons"][1]

@@ -18,7 +18,8 @@ def test_hugepages_cannot_be_reserved():
 @pytest.mark.parametrize("policy, message", [
     ("x", "policy 'x' is a str, expected a dict"),
     ({"reserved": 2}, "policy keys reserved are unknown; known keys: reserved_cpus, reserved_cpu_list, strategy, kube_reserved, "
-                      "system_reserved, eviction_hard, kubelet_settings"),
+                      "system_reserved, eviction_hard, kubelet_settings, reserved_memory_default"),
+    ({"reserved_memory_default": "gke"}, "policy reserved_memory_default 'gke' is not one of tiered, none"),
     ({"strategy": "Compact"}, "policy strategy 'Compact' is not one of spread, compact, device-aware"),
     ({"reserved_cpus": 0}, "policy reserved_cpus is 0; the static CPU Manager needs a non-zero CPU reservation"),
     ({"reserved_cpus": True}, "policy reserved_cpus True is a boolean, expected a whole number of logical CPUs"),
@@ -46,7 +47,7 @@ def test_policy_errors(policy, message):
 def test_defaults():
     assert normalize_policy(None) == normalize_policy({}) == {
         "reserved_cpus": 2, "reserved_cpu_list": None, "strategy": "device-aware", "kube_reserved": {}, "system_reserved": {},
-        "eviction_hard": None, "kubelet_settings": DEFAULT_KUBELET_SETTINGS}
+        "eviction_hard": None, "kubelet_settings": DEFAULT_KUBELET_SETTINGS, "reserved_memory_default": "tiered"}
     assert normalize_policy({"reserved_cpu_list": "8,0", "system_reserved": {"memory": "1024Mi"}})["reserved_cpu_list"] == "0,8"
     assert normalize_policy({"system_reserved": {"memory": "1024Mi"}})["system_reserved"] == {"memory": "1Gi"}
 
