@@ -1,0 +1,93 @@
+# Copyright: (c) 2026, GPU Smith
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The canary role with the operator's workload through its controller, against the API double (tests/doubles/apiserver) with its
+controllers on: a Job's pod is the evidence subject (read back by uid, its controller named), the remove entry point leaves nothing of
+it; a CronJob is refused naming the kinds accepted, and nothing is created (issue 26)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from ansible_collections.gpusmith.numa_gate.tests.unit import ansible_run
+
+if os.path.join(ansible_run.REPO, "tests", "doubles") not in sys.path:
+    sys.path.insert(0, os.path.join(ansible_run.REPO, "tests", "doubles"))
+
+from apiserver import server  # noqa: E402 pylint: disable=wrong-import-position,import-error
+
+PLAY = """- hosts: localhost
+  gather_facts: false
+  tasks:
+    - name: Send the canary
+      ansible.builtin.include_role:
+        name: gpusmith.numa_gate.canary
+    - name: Keep what the role recorded
+      ansible.builtin.copy:
+        content: "{{ canary_result | to_json }}"
+        dest: "{{ result_path }}"
+        mode: "0644"
+    - name: Remove the canary
+      ansible.builtin.include_role:
+        name: gpusmith.numa_gate.canary
+        tasks_from: remove
+"""
+JOB = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "gpu-smoke"},
+       "spec": {"template": {"metadata": {"labels": {"app": "smoke"}},
+                             "spec": {"restartPolicy": "Never", "terminationGracePeriodSeconds": 1, "containers": [{"name": "main", "image": "cuda-smoke:1", "resources": {
+                                 "requests": {"cpu": "2", "memory": "2Gi"}, "limits": {"cpu": "2", "memory": "2Gi", "nvidia.com/gpu": "1"}}}]}}}}
+
+
+@pytest.fixture(name="double")
+def fixture_double():
+    started = server.ApiServerDouble(controllers=True).start()
+    try:
+        started.add_node("gpu-1")
+        yield started
+    finally:
+        started.stop()
+
+
+def run(double, tmp_path, workload):
+    (tmp_path / "play.yml").write_text(PLAY)
+    (tmp_path / "vars.json").write_text(json.dumps({
+        "numa_gate_kubeconfig": double.write_kubeconfig(tmp_path / "kubeconfig"), "canary_node_name": "gpu-1", "canary_timeout": 10,
+        "canary_poll": 1, "canary_workload": workload, "result_path": str(tmp_path / "result.json")}))
+    argv = [os.path.join(ansible_run.BIN, "ansible-playbook"), "-i", "localhost,", "-c", "local", str(tmp_path / "play.yml"),
+            "-e", "@%s" % (tmp_path / "vars.json"), "-e", "ansible_python_interpreter=%s" % ansible_run.PYTHON]
+    return subprocess.run(argv, cwd=str(tmp_path), env=ansible_run.environment_without_api_settings(tmp_path), capture_output=True,
+                          text=True, timeout=300, check=False)
+
+
+def test_a_jobs_pod_is_the_subject_and_nothing_is_left(double, tmp_path):
+    done = run(double, tmp_path, JOB)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    result = json.loads((tmp_path / "result.json").read_text())
+    assert (result["kind"], result["workload"], result["created"]) == ("Job", "Job/gpu-smoke", True)
+    assert result["diff"] == [
+        "metadata.labels: (none) -> {\"app.kubernetes.io/name\":\"numa-gate-canary\"}",
+        "metadata.namespace: (none) -> default",
+        "spec.template.metadata.labels.app.kubernetes.io/name: (none) -> numa-gate-canary",
+        "spec.template.spec.nodeSelector: (none) -> {\"example.com/pod-managers\":\"canary\",\"kubernetes.io/hostname\":\"gpu-1\"}",
+        "spec.template.spec.resources: (none) -> {\"limits\":{\"cpu\":\"2\",\"memory\":\"2Gi\"},\"requests\":{\"cpu\":\"2\",\"memory\":\"2Gi\"}}"]
+    assert result["sent_resources"] == {"requests": {"cpu": "2", "memory": "2Gi"}, "limits": {"cpu": "2", "memory": "2Gi"}}
+    assert len(result["pods"]) == 1
+    [pod] = result["pods"]
+    assert pod["pod"].startswith("default/gpu-smoke-") and pod["uid"] == result["uid"]
+    assert (pod["controller"], pod["gpu_requests"], pod["stored_read"]) == ("Job/gpu-smoke", {"nvidia.com/gpu": "1"}, True)
+    assert result["admission"]["admitted"] is True
+    assert (double.store.list("jobs")[0], double.store.list("pods")[0]) == ([], [])  # the Job and its pod: nothing left
+
+
+def test_a_cronjob_is_refused_naming_the_kinds_accepted_and_nothing_is_created(double, tmp_path):
+    done = run(double, tmp_path, {"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "nightly"}, "spec": {}})
+    assert done.returncode == 2
+    failed = [host["msg"] for task in json.loads(done.stdout)["plays"][0]["tasks"] for host in task["hosts"].values() if host.get("failed")]
+    assert failed == ["Task failed: Finalization of task args for 'ansible.builtin.set_fact' failed: Error while resolving value for "
+                      "'__canary_pod': The filter plugin 'gpusmith.numa_gate.canary_manifest' failed: canary_manifest: canary: workload must be a "
+                      "Deployment, StatefulSet, Job or Pod manifest, got kind 'CronJob': its pods come on a schedule, not when the canary is sent"]
+    assert not [request for request in double.requests if request[0] != "GET"]
