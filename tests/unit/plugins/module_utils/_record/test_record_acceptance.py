@@ -31,13 +31,14 @@ def test_full_record_on_the_h200(tmp_path):
     assert built["config_diff"] == [
         {"key": "cpuManagerPolicy", "change": "changed", "before": "none", "after": "static"},
         {"key": "featureGates", "change": "added", "before": None, "after": {"PodLevelResourceManagers": True, "PodLevelResources": True}},
+        {"key": "kubeReserved", "change": "added", "before": None, "after": {"memory": "1093Mi"}},
         {"key": "memoryManagerPolicy", "change": "added", "before": None, "after": "Static"},
-        {"key": "reservedMemory", "change": "added", "before": None, "after": [{"numaNode": 0, "limits": {"memory": "100Mi"}}]},
+        {"key": "reservedMemory", "change": "added", "before": None, "after": [{"numaNode": 0, "limits": {"memory": "1193Mi"}}]},
         {"key": "reservedSystemCPUs", "change": "added", "before": None, "after": "0-1"},
         {"key": "topologyManagerPolicy", "change": "added", "before": None, "after": "single-numa-node"},
         {"key": "topologyManagerScope", "change": "added", "before": None, "after": "pod"}]
     assert built["placement"]["summary"] == {"agree": 9, "disagree": 0, "unknown": 0}
-    assert built["reservation"]["reserved"] == {"cpus": "0-1", "cores": 2, "by_numa": {"0": "0-1"}, "memory_bytes": {"0": 104857600}}
+    assert built["reservation"]["reserved"] == {"cpus": "0-1", "cores": 2, "by_numa": {"0": "0-1"}, "memory_bytes": {"0": 1250951168}}
     assert built["locality"] == locality.build(facts)
     assert [(n["id"], n["cpus"], n["memory_bytes"], len(n["cores"])) for n in built["topology"]["numa_nodes"]] == [(0, "0-15", 4659331072, 16)]
     assert built["verdict"]["verdict"] == "adopt"
