@@ -190,6 +190,13 @@ problems:
   returned: always
   type: list
   elements: dict
+content:
+  description:
+    - The managed file's text after this run, byte for byte what is written on the node (in check mode, what would be);
+      null when the file is removed. Credential-carrying values are shown as C(********).
+    - The kubelet_render role writes it as the C(kubelet-config.yaml) artifact.
+  returned: always
+  type: str
 diff:
   description: The managed file before and after (credential-carrying values shown as C(********)).
   returned: when changed and in diff mode
@@ -309,6 +316,7 @@ def _result(module, change, problems, stale, masker):
         "problems": [{key: masker.text(value) if isinstance(value, str) else value for key, value in p.as_dict().items()}
                      for p in problems],
         "stale_checkpoints": stale,
+        "content": None if change.after is None else masker.text(to_text(change.after)),
         "invocation": invocation(module.params),
     }
 

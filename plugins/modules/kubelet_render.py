@@ -119,6 +119,10 @@ path:
   description: As M(gpusmith.numa_gate.kubelet_config) returns it (the other return values too).
   returned: always
   type: str
+content:
+  description: The managed file's text after this run, byte for byte what is (or in check mode would be) written on the node.
+  returned: always
+  type: str
 """
 
 

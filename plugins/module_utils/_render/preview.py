@@ -127,6 +127,7 @@ def dropin(reading, settings, node, stale_checkpoints="fail"):
         "problems": [{key: masker.text(value) if isinstance(value, str) else value for key, value in p.as_dict().items()}
                      for p in problems],
         "stale_checkpoints": stale,
+        "content": masker.text(after.decode("utf-8")),
     }
     if problems or (stale and stale_checkpoints == "fail"):
         refused = stale if stale_checkpoints == "fail" else []

@@ -149,6 +149,8 @@ def test_first_run_changes_second_does_not(capsys, root):
     second = run(capsys, **args_for(root))
     assert second["changed"] is False
     assert "diff" not in second
+    # content is the file as written, byte for byte (the kubelet_render role's kubelet-config.yaml artifact).
+    assert first["content"] == second["content"] == text
 
 
 def test_check_mode_changes_nothing(capsys, root):
@@ -181,6 +183,7 @@ def test_absent_removes_the_dropin_and_restores_the_tree(capsys, root):
     result = run(capsys, root=str(root), state="absent")
     assert result["changed"] is True
     assert not (root / OURS).exists()
+    assert result["content"] is None
     with open(result["backup_file"], "rb") as handle:
         assert handle.read() == written
     assert sha(root / MAIN) == main_sha
@@ -245,6 +248,7 @@ def test_main_mode_merges_and_restores_the_original_bytes(capsys, root):
     assert result["path"] == str(root / MAIN)
     with open(result["backup_file"], "rb") as handle:
         assert hashlib.sha256(handle.read()).hexdigest() == original
+    assert result["content"] == (root / MAIN).read_text()
     written = yaml.safe_load((root / MAIN).read_text())
     assert written["cgroupDriver"] == "systemd"
     assert written["cpuManagerPolicy"] == "static"
