@@ -55,8 +55,14 @@ def test_an_empty_pattern_is_no_pattern(tmp_path, flags):
 
 @pytest.mark.parametrize("flags", [["-e", "numa_gate_hosts=gpu_canary"], ["--limit", "gpu_canary"]])
 def test_a_named_pattern_goes_on_to_the_nodes(tmp_path, flags):
-    """With a pattern the guard passes (or is not run under --limit) and the play reaches the node: here, unreachable."""
+    """With a pattern the guard passes (or is not run under --limit) and the play goes on to the node's eligibility, read through
+    the API from the controller (issue 32): with no API settings here that first API call fails naming them, before the node is
+    contacted."""
     done, result = playbook(tmp_path, "enable.yml", *flags)
-    assert done.returncode == 4
-    assert result["stats"]["gpu-1"]["unreachable"] == 1
+    assert done.returncode == 2
+    assert [entry for entry in task_results(result) if entry[0].endswith("from the API")] == [(
+        "gpusmith.numa_gate.numa_gate : Read the node, the control plane's version and its feature gates from the API", "gpu-1",
+        "no API server to talk to: set host and api_key (K8S_AUTH_HOST, K8S_AUTH_API_KEY), or host, client_cert and client_key, or "
+        "kubeconfig (K8S_AUTH_KUBECONFIG); $KUBECONFIG and ~/.kube/config are unset or absent")]
+    assert result["stats"]["gpu-1"]["unreachable"] == 0
     assert result["stats"].get("localhost", {}).get("failures", 0) == 0

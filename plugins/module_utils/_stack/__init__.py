@@ -4,7 +4,10 @@
 
 Import the submodules explicitly; this file holds only this map.
 
+- ``eligibility``: Eligibility before the first change: what keeps a node from enable.yml, each refusal naming what is missing (pure).
 - ``errors``: The stack step's one error.
+- ``observe``: The stack as observed: each version with where it was read and when, from the API's answers (pure).
 - ``ranges``: Versions as the stack step compares them, and the ranges of the support table (pure).
+- ``specs``: The stack_info action's argument spec, declared once (the module file documents the same dict).
 - ``support``: Support as data: the support table's entries checked, merged with the operator's, and held against the versions (pure).
 """

@@ -95,3 +95,17 @@ def version():
             "minCompatibilityMinor": "36", "gitVersion": "v1.37.1", "gitCommit": "0000000000000000000000000000000000000000",
             "gitTreeState": "clean", "buildDate": "2026-11-01T00:00:00Z", "goVersion": "go1.25.3", "compiler": "gc",
             "platform": "linux/amd64"}
+
+
+# kube-apiserver's gates of KEP-2837 and KEP-5526 as a 1.37 server has them by default (GPU-NODE-FACTS.md section 1:
+# PodLevelResources beta and on since 1.34; PodLevelResourceManagers is the kubelet's only): {name: (stage, enabled)}.
+FEATURE_GATES = {"PodLevelResources": ("BETA", True)}
+
+
+def metrics(gates):
+    """kube-apiserver's /metrics, its ``kubernetes_feature_enabled`` series only (component-base metrics/prometheus/feature,
+    since 1.26: one gauge per gate, labels ``name`` and ``stage``, value 0 or 1), in the text exposition format."""
+    lines = ["# HELP kubernetes_feature_enabled [BETA] This metric records the data about the stage and enablement of a k8s feature.",
+             "# TYPE kubernetes_feature_enabled gauge"]
+    lines += ['kubernetes_feature_enabled{name="%s",stage="%s"} %d' % (name, stage, 1 if on else 0) for name, (stage, on) in sorted(gates.items())]
+    return "\n".join(lines) + "\n"

@@ -96,6 +96,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return 200, b"ok", "text/plain; charset=utf-8"
         if path == "/version":
             return 200, discovery.version()
+        if path == "/metrics":
+            return 200, discovery.metrics(double.feature_gates).encode("utf-8"), "text/plain; version=0.0.4; charset=utf-8"
         if path == "/api":
             return 200, discovery.api_versions("127.0.0.1:%d" % double.port)
         if path == "/apis":

@@ -16,7 +16,7 @@ Job controller and garbage collector (jobs.py; `finish_job` ends a Job's pod, as
 import http.server
 import threading
 
-from apiserver import audit, handler, jobs, objects, tls as api_tls
+from apiserver import audit, discovery, handler, jobs, objects, tls as api_tls
 from apiserver import controllers as replicaset_controller
 from apiserver import status as api_status
 from apiserver import store as api_store
@@ -60,6 +60,8 @@ class ApiServerDouble:
         self._replicasets = None
         self._jobs = None
         self.pod_logs = {}
+        # kube-apiserver's feature gates as its /metrics reports them (discovery.metrics): {name: (stage, enabled)}.
+        self.feature_gates = dict(discovery.FEATURE_GATES)
         self._httpd = None
         self._thread = None
         for namespace in ("default", "kube-system"):

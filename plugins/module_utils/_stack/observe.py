@@ -1,0 +1,106 @@
+# Copyright: (c) 2026, GPU Smith
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The stack as observed: each version with where it was read and when, from the API's answers (pure).
+
+Public: `observe`, `feature_gates`, `COMPONENTS`, `IMAGES`.
+
+`observe(answers, read_at)` takes what the stack_info action read (each answer a value, or ``{"error": text}``
+when its read failed) and returns ``{"read_at", "versions", "observed", "control_plane_gates", "labels"}``:
+
+- ``observed``: one entry per component ``{component, version, state, source, read_at, error}``, ``state``
+  ``found`` (the version may still be null: found, version unknown), ``not found`` or ``read failed`` (with the
+  error): the control plane (``/version`` gitVersion), the kubelet, the container runtime, the kernel and the node
+  image (the Node's ``status.nodeInfo``), and, when workloads were read, each of `IMAGES` found among the
+  Deployments' and DaemonSets' containers (the image's tag, else the workload's ``app.kubernetes.io/version`` label);
+- ``versions``: the record's map, ``{component: version}`` for each component found (null: found, version unknown);
+  a component not found has no key (not installed), one whose read failed is null (unknown, never absent);
+- ``control_plane_gates``: ``{gate: bool}`` from kube-apiserver's ``kubernetes_feature_enabled`` series
+  (component-base metrics, since 1.26), or None when ``/metrics`` could not be read;
+- ``labels``: the Node's labels (None when the Node could not be read).
+"""
+
+from __future__ import annotations
+
+import re
+
+# (record key, Node status.nodeInfo field)
+NODE_INFO = (("kubelet", "kubeletVersion"), ("container_runtime", "containerRuntimeVersion"), ("kernel", "kernelVersion"),
+             ("node_image", "osImage"))
+# (record key, the image repository's last path element that names it)
+IMAGES = (("gpu_operator", "gpu-operator"), ("network_operator", "network-operator"), ("device_plugin", "k8s-device-plugin"),
+          ("dra_driver", "k8s-dra-driver-gpu"), ("sriov_device_plugin", "sriov-network-device-plugin"))
+COMPONENTS = ("control_plane",) + tuple(key for key, _field in NODE_INFO) + tuple(key for key, _name in IMAGES)
+_SERIES = re.compile(r'^kubernetes_feature_enabled\{([^}]*)\}\s+(\S+)')
+_LABEL = re.compile(r'(\w+)="((?:[^"\\]|\\.)*)"')
+
+
+def feature_gates(text):
+    """{gate: bool} from a component's /metrics text (``kubernetes_feature_enabled{name=...} 0|1``)."""
+    found = {}
+    for line in str(text or "").splitlines():
+        match = _SERIES.match(line.strip())
+        if match:
+            labels = dict(_LABEL.findall(match.group(1)))
+            if "name" in labels and match.group(2) in ("0", "1"):
+                found[labels["name"]] = match.group(2) == "1"
+    return found
+
+
+def _failed(answer):
+    return isinstance(answer, dict) and set(answer) == {"error"}
+
+
+def _entry(component, version, state, source, read_at, error=None):
+    return {"component": component, "version": version, "state": state, "source": source, "read_at": read_at, "error": error}
+
+
+def _image(image):
+    """(repository's last element, tag or None) of an image reference; a digest is no version."""
+    image = str(image or "").split("@", 1)[0]
+    name, _sep, tag = image.rpartition(":") if ":" in image.rsplit("/", 1)[-1] else (image, "", "")
+    return name.rsplit("/", 1)[-1], tag or None
+
+
+def _workload_entries(workloads, read_at):
+    if _failed(workloads):
+        return [_entry(key, None, "read failed", "Deployments and DaemonSets (apps/v1, all namespaces)", read_at, workloads["error"])
+                for key, _name in IMAGES]
+    found = {}
+    for item in workloads or []:
+        meta = item.get("metadata") or {}
+        where = "%s %s/%s" % (item.get("kind") or "workload", meta.get("namespace"), meta.get("name"))
+        label = (meta.get("labels") or {}).get("app.kubernetes.io/version")
+        for container in (((item.get("spec") or {}).get("template") or {}).get("spec") or {}).get("containers") or []:
+            name, tag = _image(container.get("image"))
+            for key, wanted in IMAGES:
+                if name == wanted and key not in found:
+                    found[key] = _entry(key, tag or label, "found", "%s, image %s" % (where, container.get("image")), read_at)
+    return [found.get(key) or _entry(key, None, "not found", "Deployments and DaemonSets (apps/v1, all namespaces)", read_at)
+            for key, _name in IMAGES]
+
+
+def observe(answers, read_at):
+    """See the module docstring; ``answers`` has ``version``, ``metrics``, ``node`` and, when read, ``workloads``."""
+    entries = []
+    version = answers.get("version")
+    if _failed(version):
+        entries.append(_entry("control_plane", None, "read failed", "GET /version", read_at, version["error"]))
+    else:
+        entries.append(_entry("control_plane", (version or {}).get("gitVersion"), "found", "GET /version (gitVersion)", read_at))
+    node = answers.get("node")
+    info = ((node or {}).get("status") or {}).get("nodeInfo") or {} if not _failed(node) else {}
+    for key, field in NODE_INFO:
+        source = "the Node's status.nodeInfo.%s" % field
+        if _failed(node):
+            entries.append(_entry(key, None, "read failed", source, read_at, node["error"]))
+        else:
+            entries.append(_entry(key, info.get(field) or None, "found", source, read_at))
+    if "workloads" in answers:
+        entries += _workload_entries(answers["workloads"], read_at)
+    metrics = answers.get("metrics")
+    versions = dict((e["component"], e["version"]) for e in entries if e["state"] != "not found")
+    return {"read_at": read_at, "versions": versions, "observed": entries,
+            "control_plane_gates": None if metrics is None or _failed(metrics) else feature_gates(metrics),
+            "control_plane_gates_error": metrics["error"] if _failed(metrics) else None,
+            "labels": None if _failed(node) or node is None else dict((node.get("metadata") or {}).get("labels") or {}),
+            "node_error": node["error"] if _failed(node) else None}

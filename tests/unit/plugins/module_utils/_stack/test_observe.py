@@ -1,0 +1,58 @@
+# Copyright: (c) 2026, GPU Smith
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The stack as observed: each version with where and when it was read; not found is not found, a failed read its error."""
+
+from __future__ import annotations
+
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._stack import observe
+
+AT = "2026-12-04T10:00:00Z"
+NODE = {"metadata": {"labels": {"example.com/pod-managers": "canary"}},
+        "status": {"nodeInfo": {"kubeletVersion": "v1.37.1", "containerRuntimeVersion": "containerd://2.1.4", "kernelVersion": "6.8.0-45-generic",
+                                "osImage": "Ubuntu 24.04.1 LTS"}}}
+METRICS = ('# TYPE kubernetes_feature_enabled gauge\nkubernetes_feature_enabled{name="PodLevelResources",stage="BETA"} 1\n'
+           'kubernetes_feature_enabled{name="InPlacePodVerticalScaling",stage=""} 0\n')
+
+
+def workload(kind, namespace, name, image, labels=None):
+    return {"kind": kind, "metadata": {"namespace": namespace, "name": name, "labels": labels or {}},
+            "spec": {"template": {"spec": {"containers": [{"name": "c", "image": image}]}}}}
+
+
+def test_found_not_found_and_failed():
+    answers = {"version": {"gitVersion": "v1.37.1"}, "metrics": METRICS, "node": NODE, "workloads": [
+        workload("Deployment", "nvidia-network-operator", "network-operator", "nvcr.io/nvidia/cloud-native/network-operator:v26.7.0"),
+        workload("DaemonSet", "gpu-operator", "nvidia-device-plugin-daemonset", "nvcr.io/nvidia/k8s-device-plugin@sha256:abc",
+                 {"app.kubernetes.io/version": "v0.18.0"}),
+        workload("Deployment", "gpu-operator", "gpu-operator", "registry.local:5000/nvidia/gpu-operator@sha256:def")]}
+    seen = observe.observe(answers, AT)
+    assert seen["versions"] == {"control_plane": "v1.37.1", "kubelet": "v1.37.1", "container_runtime": "containerd://2.1.4",
+                                "kernel": "6.8.0-45-generic", "node_image": "Ubuntu 24.04.1 LTS", "gpu_operator": None,
+                                "network_operator": "v26.7.0", "device_plugin": "v0.18.0"}
+    by = dict((e["component"], e) for e in seen["observed"])
+    assert by["network_operator"] == {"component": "network_operator", "version": "v26.7.0", "state": "found", "read_at": AT, "error": None,
+                                      "source": "Deployment nvidia-network-operator/network-operator, image "
+                                                "nvcr.io/nvidia/cloud-native/network-operator:v26.7.0"}
+    assert by["gpu_operator"]["state"] == "found" and by["gpu_operator"]["version"] is None
+    assert by["sriov_device_plugin"] == {"component": "sriov_device_plugin", "version": None, "state": "not found", "read_at": AT, "error": None,
+                                         "source": "Deployments and DaemonSets (apps/v1, all namespaces)"}
+    assert by["control_plane"]["source"] == "GET /version (gitVersion)"
+    assert by["kubelet"]["source"] == "the Node's status.nodeInfo.kubeletVersion"
+    assert seen["control_plane_gates"] == {"PodLevelResources": True, "InPlacePodVerticalScaling": False}
+    assert seen["labels"] == {"example.com/pod-managers": "canary"}
+
+
+def test_a_failed_read_is_its_error_and_unknown_never_absent():
+    seen = observe.observe({"version": {"error": "GET /version: HTTP 503"}, "metrics": {"error": "GET /metrics: HTTP 403 Forbidden"},
+                            "node": {"error": "GET /api/v1/nodes/gpu-1: HTTP 404 NotFound"}, "workloads": {"error": "HTTP 403"}}, AT)
+    assert seen["versions"] == dict.fromkeys(observe.COMPONENTS)
+    assert {e["state"] for e in seen["observed"]} == {"read failed"}
+    assert seen["observed"][0]["error"] == "GET /version: HTTP 503"
+    assert (seen["control_plane_gates"], seen["control_plane_gates_error"]) == (None, "GET /metrics: HTTP 403 Forbidden")
+    assert (seen["labels"], seen["node_error"]) == (None, "GET /api/v1/nodes/gpu-1: HTTP 404 NotFound")
+
+
+def test_without_workloads_only_the_cluster_and_the_node():
+    seen = observe.observe({"version": {"gitVersion": "v1.37.1"}, "metrics": "", "node": NODE}, AT)
+    assert [e["component"] for e in seen["observed"]] == ["control_plane", "kubelet", "container_runtime", "kernel", "node_image"]
+    assert seen["control_plane_gates"] == {}
