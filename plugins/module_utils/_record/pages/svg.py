@@ -151,9 +151,10 @@ def _device(entry, x, y):
     title = "%s %s %s NUMA node %s (%s)" % (
         kind.upper(), escape.text(device.get("name")), escape.text(device.get("pci_address")), escape.text(device.get("numa_node")),
         escape.text(device.get("numa_source")))
-    parts = ['<g class="%s" data-kind="%s" data-pci="%s" data-numa-node="%s" data-canary="%s"><title>%s</title>' % (
-                 classes, kind, escape.html_attr(device.get("pci_address")), escape.html_attr(device.get("numa_node")),
-                 "true" if entry["canary"] else "false", escape.html_text(title)),
+    head = '<g class="%s" data-kind="%s" data-pci="%s" data-numa-node="%s" data-canary="%s"><title>%s</title>' % (
+        classes, kind, escape.html_attr(device.get("pci_address")), escape.html_attr(device.get("numa_node")),
+        "true" if entry["canary"] else "false", escape.html_text(title))
+    parts = [head,
              '<rect class="device-box" x="%d" y="%d" width="%d" height="%d" rx="3"/>' % (x, y, DEV_W, DEV_H),
              '<text x="%d" y="%d">%s %s</text>' % (x + 5, y + 14, kind.upper(), escape.html_text(fit(label, DEV_W - 10 - 4 * CHAR_PX))),
              '<text x="%d" y="%d">%s</text>' % (x + 5, y + 28, escape.html_text(fit("%s %s" % (

@@ -15,7 +15,7 @@ def _h200(tmp_path):
 
 
 def _texts(root):
-    return [t for t in root.iter(SVG + "text")]
+    return list(root.iter(SVG + "text"))
 
 
 def test_the_canary_label_has_a_line_of_its_own_under_the_numa_label(tmp_path):
