@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import artifacts as _artifacts
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import canary
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.pages import fleet
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.pages import html
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.pages import markdown
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import record
@@ -34,9 +35,9 @@ def acceptance_html(value):
     return adapt("acceptance_html", html.page, value)
 
 
-def acceptance_fleet(records):
-    """index.html: every record's verdict on one page."""
-    return adapt("acceptance_fleet", html.fleet, records)
+def acceptance_fleet(records, pool=None, now=None):
+    """index.html: the fleet grouped by verdict, reason and hardware shape, the pool's decision per shape, missing and stale nodes."""
+    return adapt("acceptance_fleet", fleet.page, records, pool, now)
 
 
 def canary_manifest(params=None):
