@@ -1,6 +1,7 @@
 """The acceptance_record role through real ansible-playbook: topology-only record and pages, idempotent, the fleet page,
 then a full record from evidence (adopt) and a later driver change read against the previous record on disk (revalidate)."""
 
+import datetime
 import json
 import os
 
@@ -28,8 +29,14 @@ def test_topology_only_then_idempotent(tmp_path):
     index = (tmp_path / "artifacts" / "index.html").read_text()
     assert 'data-host="localhost" data-verdict="defer"' in index
     assert stats["changed"] == 2
-    again, same = play(tmp_path, {})
-    assert (again["changed"], same) == (0, record)
+    # Dated by default: the controller's UTC time of the run (issue 32).
+    generated = datetime.datetime.strptime(record["generated_at"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=datetime.timezone.utc)
+    assert abs((datetime.datetime.now(datetime.timezone.utc) - generated).total_seconds()) < 300
+    # A fixed date keeps a re-run over unchanged evidence byte-identical.
+    fixed = {"acceptance_record_generated_at": "2026-12-04T00:00:00Z"}
+    _stats, dated = play(tmp_path, fixed)
+    again, same = play(tmp_path, fixed)
+    assert (again["changed"], same, same["generated_at"]) == (0, dated, "2026-12-04T00:00:00Z")
 
 
 def test_adopt_then_a_driver_change_reads_revalidate(tmp_path):
@@ -67,10 +74,11 @@ def test_the_placement_evidence_fact_as_it_is_keeps_its_config_diff(tmp_path):
 def test_check_mode_never_replaces_a_record(tmp_path):
     """verify.yml --check sends no canary, so its record would defer: in check mode the role says what would change and writes nothing."""
     evidence = {"versions": {"kubelet": "v1.37.1"}}
-    _stats, first = play(tmp_path, {"acceptance_record_evidence": evidence})
+    fixed = {"acceptance_record_generated_at": "2026-12-04T00:00:00Z"}
+    _stats, first = play(tmp_path, dict(fixed, acceptance_record_evidence=evidence))
     folder = tmp_path / "artifacts"
     before = {path: path.read_bytes() for path in sorted(folder.rglob("*")) if path.is_file()}
-    stats, _same = play(tmp_path, {"acceptance_record_evidence": {"versions": {"kubelet": "v1.37.2"}}}, check=True)
+    stats, _same = play(tmp_path, dict(fixed, acceptance_record_evidence={"versions": {"kubelet": "v1.37.2"}}), check=True)
     assert stats["changed"] == 1  # acceptance.* would change (index.html, verdicts only, would not)
     assert {path: path.read_bytes() for path in sorted(folder.rglob("*")) if path.is_file()} == before
     assert first["versions"]["kubelet"] == "v1.37.1"
