@@ -254,7 +254,8 @@ def test_parsed_samples_are_accepted_as_metrics(tmp_path):
 def test_bad_inputs_are_named():
     with pytest.raises(RecordError, match=r"^evidence has unknown keys verdict \(known: versions, "):
         verdict.decide({"verdict": "adopt"})
-    with pytest.raises(RecordError, match=r"^policy has unknown keys allow_all \(known: unsupported, supported, restrict_to, revalidated, support_table, support\)$"):
+    with pytest.raises(RecordError, match=r"^policy has unknown keys allow_all \(known: unsupported, supported, restrict_to, revalidated, "
+                                          r"support_table, support\)$"):
         verdict.decide({}, {"allow_all": True})
     with pytest.raises(RecordError, match=r"^policy unsupported\[0\] must be a mapping with component and version \(a glob\), got 'kubelet'$"):
         verdict.decide({}, {"unsupported": ["kubelet"]})
