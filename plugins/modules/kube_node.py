@@ -7,7 +7,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 ---
 module: kube_node
-short_description: Cordon, drain or uncordon a Kubernetes node through the API, with kubectl's semantics
+short_description: Cordon, drain or uncordon a Kubernetes node through the API, with kubectl's semantics, or check its drain first
 version_added: 0.1.0
 author: GPU Smith (@gpusmith)
 extends_documentation_fragment:
@@ -35,16 +35,21 @@ description:
   - A failed drain leaves the node cordoned, as kubectl does; the result says whether this task cordoned it
     (RV(cordoned)) and whether it was unschedulable before (RV(was_unschedulable)), so the caller can uncordon
     only what it cordoned.
+  - O(state=drainable) checks the drain before any cordon and changes nothing. It reads the pods the drain would refuse (with the
+    same options), sends a server-side dry run of each eviction (C(dryRun=All), as C(kubectl drain --dry-run=server) sends it), and
+    adds the node's pods up per PodDisruptionBudget against its C(disruptionsAllowed), since the API server judges each
+    dry-run eviction alone and records nothing. A pod that cannot leave now fails the task naming the pod, the budget and
+    the disruptions it allows; no PATCH is sent.
   - Idempotent. A cordoned node reports no change for O(state=cordoned); a cordoned node with nothing left to
     evict reports no change for O(state=drained); O(state=uncordoned) changes only an unschedulable node.
 options:
   state:
     description:
       - V(cordoned) marks the node unschedulable; V(drained) cordons it and evicts its pods; V(uncordoned)
-        marks it schedulable again.
+        marks it schedulable again; V(drainable) checks that the drain would go through now, changing nothing.
     type: str
     required: true
-    choices: [cordoned, drained, uncordoned]
+    choices: [cordoned, drained, uncordoned, drainable]
   timeout:
     description:
       - Seconds the whole drain may take, evictions and waiting for deletions together (kubectl's
@@ -214,11 +219,26 @@ blocked:
             budgets: [{name: db-pdb, spec: {minAvailable: 1}, status: {disruptionsAllowed: 0, currentHealthy: 1,
             desiredHealthy: 1, expectedPods: 1}}]}]
 would_evict:
-  description: The pods a refused drain would have evicted.
-  returned: a drain refused by pods it may not evict
+  description: The pods a refused drain would have evicted; with O(state=drainable), the pods the drain would evict.
+  returned: a drain refused by pods it may not evict, and O(state=drainable)
   type: list
   elements: str
   sample: [default/web-1]
+budgets:
+  description:
+    - The PodDisruptionBudgets that cover the pods the drain would evict, each with the disruptions it allows now and those
+      pods (the pods a budget check skips, Pending or finished or being deleted, are not counted).
+  returned: O(state=drainable), unless pods the drain may not evict refused it
+  type: list
+  elements: dict
+  sample: [{budget: default/db-pdb, disruptions_allowed: 1, pods: [default/db-0, default/db-1]}]
+refusals:
+  description: Why the drain would not go through now, one line per pod or budget.
+  returned: O(state=drainable) when it fails
+  type: list
+  elements: str
+  sample: ["default/db-0 cannot leave now: PodDisruptionBudget default/db-pdb allows 0 disruptions (Cannot evict pod as it would
+            violate the pod's disruption budget)"]
 journal:
   description:
     - With O(journal), where the transition stands after this task's events were recorded on the node (as

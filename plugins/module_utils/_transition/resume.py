@@ -112,7 +112,7 @@ def plan(summary, resumed, unschedulable_now, target_in_place):
         reasons.append("the journal says the node was uncordoned: the transition is done; its record is kept and it is closed")
     elif ended:
         reasons.append("the journal says the transition ended with %s (%s) before the run was killed: its record is kept and it is "
-                       "closed" % (ended, "the node was put back" if ended == "restore" else "the drain failed, nothing was changed"))
+                       "closed" % (ended, "the node was put back" if ended == "restore" else "the %s failed, nothing was changed" % ended.replace("_", " ")))
     holds = {"target_in_place": target_in_place, "unschedulable_now": unschedulable_now}
     skips = {}
     for rule in step_table.RESUME_RULES:

@@ -61,6 +61,10 @@ STEPS = (
     Step("baseline", "node", (), (), None, False, None, None),
     # Recorded by the node run that opens (or resumes) the transition, before any PATCH: the cordon's intent.
     Step("decide", "node", (), ("transition_journal",), None, False, None, None),
+    # The drain checked before the cordon (kube_node state=drainable: dry-run evictions, pods summed per budget), which
+    # changes nothing: its finished event goes with the drain's task, before the cordon's; a refusal is recorded by
+    # drain_failed.yml and ends the transition (nothing was changed). A resumed run that skips the drain skips it too.
+    Step("dry_run", "controller", (), ("kube_node", "transition_journal"), None, False, SKIP_DRAIN, IF_FAILED),
     # Its finished event goes with the drain's task (kube_node state=drained, in journal.events).
     Step("cordon", "controller", (), ("kube_node",), None, False, None, None),
     # Started by its own task; finished with the stop's run (journal.events), or by transition_journal when no node-side
@@ -93,8 +97,8 @@ ENDING = tuple(row.name for row in STEPS if row.ends)
 def ends(step, outcome):
     """Whether a ``finished`` event of ``step`` with ``outcome`` ends the transition (the role then only keeps the record and closes it).
 
-    ``uncordon`` and ``restore`` end it unless they failed (it went through; it was put back), ``drain`` when it failed
-    (nothing on the node was changed).
+    ``uncordon`` and ``restore`` end it unless they failed (it went through; it was put back), ``dry_run`` and ``drain``
+    when they failed (nothing on the node was changed).
     """
     row = BY_NAME.get(step)
     if row is None or row.ends is None:

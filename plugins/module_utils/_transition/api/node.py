@@ -1,6 +1,6 @@
 # Copyright: (c) 2026, GPU Smith
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""One node's wanted scheduling state: cordoned, drained or uncordoned (the kube_node action's logic).
+"""One node's wanted scheduling state: cordoned, drained or uncordoned, or its drain checked (the kube_node action's logic).
 
 Public: `apply`, `STATES`, `options_from`.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base.errors import NumaGateError
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.api import cordon, drain, specs
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.api import cordon, drain, dry_run, specs
 
 STATES = specs.STATES  # declared with the kube_node action's argument spec, which the module file imports without this file
 
@@ -31,9 +31,12 @@ def options_from(args):
 
 def apply(api, name, state, options=drain.DEFAULT_OPTIONS, check_mode=False, display=None, clock=time.monotonic, sleep=time.sleep):
     """Bring node ``name`` to ``state``; the result dict (``changed``, ``was_unschedulable``, and per state
-    ``cordoned`` / ``uncordoned``, or the drain's keys)."""
+    ``cordoned`` / ``uncordoned``, or the drain's keys, or the dry run's)."""
     if state not in STATES:
         raise NumaGateError("state must be one of %s, not %r" % (", ".join(STATES), state))
+    if state == "drainable":
+        # A dry run changes nothing, so check mode runs it as it is.
+        return dry_run.check(api, name, options)
     if state == "drained":
         return drain.drain(api, name, options, check_mode=check_mode, display=display, clock=clock, sleep=sleep)
     changed, was = cordon.set_unschedulable(api, name, state == "cordoned", check_mode=check_mode)

@@ -18,7 +18,7 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition imp
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.journal import step as step_journal
 
 # One node's wanted scheduling state (node.STATES).
-STATES = ("cordoned", "drained", "uncordoned")
+STATES = ("cordoned", "drained", "uncordoned", "drainable")
 
 KUBE_NODE = {
     **connection_spec.ARGUMENT_SPEC,

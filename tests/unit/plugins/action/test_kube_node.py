@@ -76,7 +76,7 @@ def test_refusals_and_bad_values_are_failed_results(double, kubeconfig, tmp_path
         tmp_path / "none", tmp_path / "none")
     with pytest.raises(AnsibleActionFail) as caught:
         run_in_process({"kubeconfig": kubeconfig, "node": "n1", "state": "gone"})
-    assert "value of state must be one of: cordoned, drained, uncordoned, got: gone" in str(caught.value)
+    assert "value of state must be one of: cordoned, drained, uncordoned, drainable, got: gone" in str(caught.value)
 
 
 def test_the_module_file_documents_the_action_and_refuses_to_run_on_a_host(tmp_path):
