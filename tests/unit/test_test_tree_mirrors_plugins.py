@@ -82,7 +82,6 @@ COVERED_BY = {
     "_record/errors.py": "module_utils/_record/test_configdiff.py",
     "_record/inputs.py": "module_utils/_record/test_criteria.py",
     "_record/pages/markdown.py": "module_utils/_record/pages/test_html.py",
-    "_record/pages/sections.py": "module_utils/_record/pages/test_html.py",
     "_service_comparison/checks.py": "module_utils/_service_comparison/test_compare.py",
     "_service_comparison/errors.py": "module_utils/_service_comparison/test_compare.py",
     "_service_comparison/inputs.py": "module_utils/_service_comparison/test_compare.py",
