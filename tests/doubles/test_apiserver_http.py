@@ -57,7 +57,7 @@ def test_apiserver_http_discovery_names_the_eviction_subresource(api):
     eviction = [r for r in resources["resources"] if r["name"] == "pods/eviction"]
     assert eviction == [{"name": "pods/eviction", "singularName": "", "namespaced": True, "kind": "Eviction", "verbs": ["create"],
                          "group": "policy", "version": "v1"}]
-    assert [g["name"] for g in _json(api, "GET", "/apis")[1]["groups"]] == ["apps", "batch", "policy", "resource.k8s.io"]
+    assert [g["name"] for g in _json(api, "GET", "/apis")[1]["groups"]] == ["apps", "batch", "policy", "resource.k8s.io", "coordination.k8s.io"]
     assert _json(api, "GET", "/version")[1]["gitVersion"] == "v1.37.1"
 
 

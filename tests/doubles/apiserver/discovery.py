@@ -56,8 +56,12 @@ RESOURCE_LISTS = {
     "resource.k8s.io/v1": [
         _resource("resourceslices", "resourceslice", False, "ResourceSlice", _RW),
     ],
+    # Node heartbeats and locks (leases.py).
+    "coordination.k8s.io/v1": [
+        _resource("leases", "lease", True, "Lease", _RW),
+    ],
 }
-GROUPS = ("apps", "batch", "policy", "resource.k8s.io")
+GROUPS = ("apps", "batch", "policy", "resource.k8s.io", "coordination.k8s.io")
 
 
 def api_versions(host):

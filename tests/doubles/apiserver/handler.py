@@ -20,7 +20,7 @@ import http.server
 import json
 import urllib.parse
 
-from apiserver import binding, discovery, dryrun, eviction, jobs, objects, patch, protobuf_body, proxy, selection, tables, watch
+from apiserver import binding, discovery, dryrun, eviction, jobs, leases, objects, patch, protobuf_body, proxy, selection, tables, watch
 from apiserver import status as api_status
 from apiserver import store as api_store
 from apiserver import tls as api_tls
@@ -170,6 +170,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 obj["status"] = {"phase": "Pending", "qosClass": objects.qos_class(obj.get("spec") or {})}
             if resource == "jobs":
                 obj = jobs.prepare_create(obj)
+            if resource == "leases":
+                leases.validate(obj)
             return 201, store.create(resource, obj, dry_run=dryrun.requested("CreateOptions", query))
         if self.command != "GET":
             raise api_status.method_not_supported(resource, self.command.lower(), api_store.RESOURCES[resource][0])
@@ -234,6 +236,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     wanted = json.loads(body)
                 else:
                     wanted = patch.apply(self.headers.get("Content-Type"), current, body)
+                if resource == "leases":
+                    leases.validate(wanted)
                 return 200, store.update(resource, self._merge_scope(current, wanted, sub, name, resource), dry_run=dry_run)
         raise api_status.method_not_supported(resource, self.command.lower(), api_store.RESOURCES[resource][0])
 

@@ -16,7 +16,7 @@ Job controller and garbage collector (jobs.py; `finish_job` ends a Job's pod, as
 import http.server
 import threading
 
-from apiserver import audit, discovery, handler, jobs, objects, tls as api_tls
+from apiserver import audit, discovery, handler, jobs, leases, objects, tls as api_tls
 from apiserver import controllers as replicaset_controller
 from apiserver import status as api_status
 from apiserver import store as api_store
@@ -64,7 +64,7 @@ class ApiServerDouble:
         self.feature_gates = dict(discovery.FEATURE_GATES)
         self._httpd = None
         self._thread = None
-        for namespace in ("default", "kube-system"):
+        for namespace in ("default", "kube-system", leases.NODE_LEASE_NAMESPACE):
             self.store.create("namespaces", {"metadata": {"name": namespace}, "spec": {"finalizers": ["kubernetes"]}, "status": {"phase": "Active"}})
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -121,7 +121,7 @@ class ApiServerDouble:
 
     # -- seeding ---------------------------------------------------------------------------
     def add_namespace(self, name):
-        """Create a namespace (``default`` and ``kube-system`` exist from the start)."""
+        """Create a namespace (``default``, ``kube-system`` and ``kube-node-lease`` exist from the start)."""
         return self.store.create("namespaces", {"metadata": {"name": name}, "spec": {"finalizers": ["kubernetes"]}, "status": {"phase": "Active"}})
 
     def add_node(self, name, ready=True, unschedulable=False, labels=None, kubelet_version="v1.37.1", kubelet_url=None, **resources):
@@ -130,6 +130,7 @@ class ApiServerDouble:
         node = objects.node(name, api_store.timestamp(), ready=_ready_word(ready), unschedulable=unschedulable, labels=labels,
                             kubelet_version=kubelet_version, resources=resources)
         created = self.store.create("nodes", node)
+        self.store.create("leases", leases.node_lease(created))  # as its kubelet would (leases.py)
         if kubelet_url:
             self.register_kubelet(name, kubelet_url)
         return created

@@ -41,6 +41,7 @@ RESOURCES = {
     "configmaps": ("", "v1", "ConfigMap", True),
     "resourceslices": ("resource.k8s.io", "v1", "ResourceSlice", False),
     "jobs": ("batch", "v1", "Job", True),
+    "leases": ("coordination.k8s.io", "v1", "Lease", True),
 }
 
 
