@@ -34,7 +34,7 @@ options:
             C(drain), C(uncordoned) C(uncordon)).
         type: str
         required: true
-        choices: [baseline, decide, dry_run, cordon, drain, stop, state, config, start, verify, uncordon, restore]
+        choices: [baseline, decide, lock, dry_run, cordon, drain, stop, state, config, start, verify, uncordon, restore]
       state_dir:
         description: The collection's state folder on the node, where the transition's journal is.
         type: path
@@ -51,7 +51,7 @@ options:
             description: The step.
             type: str
             required: true
-            choices: [baseline, decide, dry_run, cordon, drain, stop, state, config, start, verify, uncordon, restore]
+            choices: [baseline, decide, lock, dry_run, cordon, drain, stop, state, config, start, verify, uncordon, restore]
           event:
             description: The event.
             type: str

@@ -47,7 +47,7 @@ options:
   step:
     description: With O(action=record), the step.
     type: str
-    choices: [baseline, decide, dry_run, cordon, drain, stop, state, config, start, verify, uncordon, restore]
+    choices: [baseline, decide, lock, dry_run, cordon, drain, stop, state, config, start, verify, uncordon, restore]
   event:
     description: With O(action=record), the event.
     type: str
@@ -70,7 +70,7 @@ options:
         description: The step.
         type: str
         required: true
-        choices: [baseline, decide, dry_run, cordon, drain, stop, state, config, start, verify, uncordon, restore]
+        choices: [baseline, decide, lock, dry_run, cordon, drain, stop, state, config, start, verify, uncordon, restore]
       event:
         description: The event.
         type: str

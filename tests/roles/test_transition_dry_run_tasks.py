@@ -108,7 +108,7 @@ def test_a_budget_that_allows_no_disruption_refuses_before_the_cordon(double, tm
     assert results["Check the drain before the cordon (dry-run evictions, pods summed per budget)"]["msg"] == refusal
     assert results["Stop here"]["msg"] == (
         "localhost: check the drain before the cordon (dry-run evictions, pods summed per budget) failed: %s. The kubelet was not touched and "
-        "its configuration is unchanged; the node was not cordoned (the dry run refused before the cordon)." % refusal)
+        "its configuration is unchanged; the node was not cordoned (refused before the cordon)." % refusal)
     assert [(m, p) for m, p in double.requests if m not in ("GET",)] == [("POST", "/api/v1/namespaces/default/pods/ledger-0/eviction")]
     assert double.node("n1")["spec"] == {}
     assert double.pod_names("n1") == ["default/ledger-0"]

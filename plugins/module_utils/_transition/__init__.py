@@ -4,7 +4,7 @@
 
 Import the submodules explicitly; this file holds only this map.
 
-- ``api/``: The transition's API side (controller): the drain's dry run, cordon, drain, budgets, readiness and /configz.
+- ``api/``: The transition's API side (controller): the maintenance lock, the drain's dry run, cordon, drain, budgets, readiness and /configz.
 - ``journal/``: The transition's journal on the node: which transition is open, its steps' events, fsynced.
 - ``node/``: The transition's node side: the kubelet's systemd service, checkpoint removal.
 - ``decision``: Whether a node is already at its transition's target, why not, and whether this run may go on: one function.

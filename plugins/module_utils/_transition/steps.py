@@ -61,6 +61,9 @@ STEPS = (
     Step("baseline", "node", (), (), None, False, None, None),
     # Recorded by the node run that opens (or resumes) the transition, before any PATCH: the cordon's intent.
     Step("decide", "node", (), ("transition_journal",), None, False, None, None),
+    # The node's maintenance lock (transition_lock: a Lease held by this transition), taken before the dry run: its finished
+    # event goes with the drain's task (or drain_failed.yml's record); a lock another holder keeps ends the transition.
+    Step("lock", "controller", (), ("kube_node", "transition_journal"), None, False, None, IF_FAILED),
     # The drain checked before the cordon (kube_node state=drainable: dry-run evictions, pods summed per budget), which
     # changes nothing: its finished event goes with the drain's task, before the cordon's; a refusal is recorded by
     # drain_failed.yml and ends the transition (nothing was changed). A resumed run that skips the drain skips it too.
@@ -97,8 +100,8 @@ ENDING = tuple(row.name for row in STEPS if row.ends)
 def ends(step, outcome):
     """Whether a ``finished`` event of ``step`` with ``outcome`` ends the transition (the role then only keeps the record and closes it).
 
-    ``uncordon`` and ``restore`` end it unless they failed (it went through; it was put back), ``dry_run`` and ``drain``
-    when they failed (nothing on the node was changed).
+    ``uncordon`` and ``restore`` end it unless they failed (it went through; it was put back), ``lock``, ``dry_run`` and
+    ``drain`` when they failed (nothing on the node was changed).
     """
     row = BY_NAME.get(step)
     if row is None or row.ends is None:

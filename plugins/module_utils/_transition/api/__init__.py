@@ -1,6 +1,6 @@
 # Copyright: (c) 2026, GPU Smith
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The transition's API side (controller): the drain's dry run, cordon, drain, budgets, readiness and /configz.
+"""The transition's API side (controller): the maintenance lock, the drain's dry run, cordon, drain, budgets, readiness and /configz.
 
 Import the submodules explicitly; this file holds only this map.
 
@@ -10,7 +10,8 @@ Import the submodules explicitly; this file holds only this map.
 - ``drain``: Drain a node as ``kubectl drain`` does, within a bound, saying what it waits for while it waits.
 - ``dry_run``: The drain, checked before the cordon: would every pod the drain evicts leave now? Nothing is changed.
 - ``filters``: Which pods a drain evicts, skips or refuses: kubectl's pod filters.
+- ``lock``: One maintenance lock per node that other tools see: a ``coordination.k8s.io/v1`` Lease named for the collection.
 - ``node``: One node's wanted scheduling state: cordoned, drained or uncordoned, or its drain checked (the kube_node action's logic).
 - ``ready``: Verify a node after a kubelet start: Ready and healthy without a break for a window, then /configz.
-- ``specs``: The kube_node and kubelet_verify actions' argument specs, declared once: each action and module file import them.
+- ``specs``: The kube_node, kubelet_verify and transition_lock actions' argument specs, declared once: each action and module file import them.
 """

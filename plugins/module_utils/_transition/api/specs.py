@@ -1,8 +1,8 @@
 # Copyright: (c) 2026, GPU Smith
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The kube_node and kubelet_verify actions' argument specs, declared once: each action and module file import them.
+"""The kube_node, kubelet_verify and transition_lock actions' argument specs, declared once: each action and module file import them.
 
-Public: `KUBE_NODE`, `KUBELET_VERIFY`, `STATES`.
+Public: `KUBE_NODE`, `KUBELET_VERIFY`, `TRANSITION_LOCK`, `STATES`, `LOCK_STATES`.
 
 The module files (plugins/modules/kube_node.py, kubelet_verify.py) are imported where only the node's Python is,
 so this file never imports the API client (`node`, `ready`: they do): it reads the connection options'
@@ -53,4 +53,17 @@ KUBELET_VERIFY = {
         "mode": {"type": "str", "default": "dropin", "choices": list(decision.MODES)},
         "config_dir": {"type": "str"},
     }},
+}
+
+# The node's maintenance lock (lock.py): held (taken or renewed) or released.
+LOCK_STATES = ("held", "released")
+
+TRANSITION_LOCK = {
+    **connection_spec.ARGUMENT_SPEC,
+    "request_timeout": connection_spec.REQUEST_TIMEOUT_SPEC,
+    "node": {"type": "str", "required": True},
+    "transition": {"type": "str", "required": True},
+    "state": {"type": "str", "default": "held", "choices": list(LOCK_STATES)},
+    "namespace": {"type": "str", "default": "kube-system"},
+    "duration": {"type": "int", "default": 900},
 }

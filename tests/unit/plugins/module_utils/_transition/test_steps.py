@@ -125,9 +125,9 @@ def test_the_table_gives_the_values_the_copies_it_replaced_held():
     assert step_journal.CONTROLLER_STEPS == steps.CONTROLLER_STEPS == {"drained": "drain", "uncordoned": "uncordon"}
     assert steps.FILE_STEPS == ("state", "config")
     assert steps.RESUMES_NOTHING_STEPS == ("restore",)
-    assert set(steps.ENDING) == {"dry_run", "drain", "uncordon", "restore"}
+    assert set(steps.ENDING) == {"lock", "dry_run", "drain", "uncordon", "restore"}
     assert {row.side for row in steps.STEPS} == {"node", "controller"}
-    assert [row.name for row in steps.STEPS if row.side == "controller"] == ["dry_run", "cordon", "drain", "uncordon"]
+    assert [row.name for row in steps.STEPS if row.side == "controller"] == ["lock", "dry_run", "cordon", "drain", "uncordon"]
 
 
 def test_the_role_runs_the_steps_in_the_tables_order():
@@ -179,7 +179,7 @@ def _old_record_ends(entries):
     if last.get("event") != "finished":
         return None
     outcome = last.get("outcome")
-    if (last["step"] in ("uncordon", "restore") and outcome != "failed") or (last["step"] in ("dry_run", "drain") and outcome == "failed"):
+    if (last["step"] in ("uncordon", "restore") and outcome != "failed") or (last["step"] in ("lock", "dry_run", "drain") and outcome == "failed"):
         return last
     return None
 
@@ -189,7 +189,7 @@ def _old_resume_ended(summary, steps_):
     if last is None or summary.get("in_progress") is not None:
         return None
     outcome = steps_.get(last, {}).get("outcome")
-    if (last in ("uncordon", "restore") and outcome != "failed") or (last in ("dry_run", "drain") and outcome == "failed"):
+    if (last in ("uncordon", "restore") and outcome != "failed") or (last in ("lock", "dry_run", "drain") and outcome == "failed"):
         return last
     return None
 
@@ -237,6 +237,6 @@ def test_the_ended_rule_answers_as_both_copies_did(tmp_path, events):
 
 def test_ends_is_the_rule_for_one_event():
     assert [name for name in steps.NAMES if steps.ends(name, "changed")] == ["uncordon", "restore"]
-    assert [name for name in steps.NAMES if steps.ends(name, "failed")] == ["dry_run", "drain"]
+    assert [name for name in steps.NAMES if steps.ends(name, "failed")] == ["lock", "dry_run", "drain"]
     assert steps.ends("uncordon", "skipped") and steps.ends("restore", None)
     assert not steps.ends("evict", "failed")

@@ -70,7 +70,7 @@ def test_garbage_inside_is_an_error_naming_the_line(tmp_path):
 
 
 @pytest.mark.parametrize("args, message", [
-    (("evict", "started"), "journal step 'evict' is not one of baseline, decide, dry_run, cordon, drain, stop, state, config, start, verify, "
+    (("evict", "started"), "journal step 'evict' is not one of baseline, decide, lock, dry_run, cordon, drain, stop, state, config, start, verify, "
                            "uncordon, restore"),
     (("stop", "begun"), "journal event 'begun' is not one of started, finished"),
     (("stop", "finished"), "a finished step needs an outcome, one of ok, changed, skipped, failed; got None"),
