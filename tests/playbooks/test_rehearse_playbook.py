@@ -76,7 +76,7 @@ def test_a_node_outside_the_canary_pool_is_refused_before_anything_changes(doubl
     assert failures(result) == [(
         "Refuse a node that does not carry the canary pool's labels", "gpu-1",
         "rehearse.yml rehearses a rollback on the canary pool only: node gpu-1 %s, and the canary pool is the nodes labelled "
-        '{"example.com/pod-managers": "canary"} (canary_pool_selector); nothing was changed on any node' % said)]
+        '{"example.com/pod-managers": "canary"} (numa_gate_pool_selector); nothing was changed on any node' % said)]
     assert result["stats"]["gpu-1"]["unreachable"] == 0
     assert not (double.store.get("nodes", None, "gpu-1").get("spec") or {}).get("unschedulable")
 
