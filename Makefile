@@ -29,13 +29,14 @@ runtime: $(VENV)/.runtime $(COLLECTION_LINK) $(KUBERNETES_CORE)
 # in the same .venv; every test stage depends on it, so `make plan` then `make test` works.
 venv: runtime $(VENV)/.installed
 
-$(VENV)/.runtime: requirements.txt
+# requirements.txt holds lower bounds; constraints.txt the exact versions the tests run.
+$(VENV)/.runtime: requirements.txt constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements.txt
+	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements.txt -c constraints.txt
 	touch $@
 
-$(VENV)/.installed: requirements.txt requirements-test.txt | $(VENV)/.runtime
-	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements-test.txt
+$(VENV)/.installed: requirements.txt requirements-test.txt constraints.txt | $(VENV)/.runtime
+	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements-test.txt -c constraints.txt
 	touch $@
 
 $(KUBERNETES_CORE): requirements-test.txt scripts/kubernetes_core.py | $(VENV)/.runtime

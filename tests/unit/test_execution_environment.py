@@ -37,12 +37,13 @@ BASE_IMAGE = "quay.io/centos/centos:stream9"
 # The ansible package's own copy of kubernetes.core (requirements-test.txt): the one every test of this collection runs against.
 BUNDLED = str(importlib.metadata.distribution("ansible").locate_file("ansible_collections/kubernetes/core"))
 
+# requirements.txt's lower bounds (ansible-core and pyyaml dropped: the image has them).
 PYTHON = [
-    "jinja2==3.1.6  # from collection gpusmith.numa_gate",
-    "jmespath==1.1.0  # from collection gpusmith.numa_gate",
-    "kubernetes==37.0.2  # from collection gpusmith.numa_gate",
-    "netaddr==1.3.0  # from collection gpusmith.numa_gate",
-    "prometheus-client==0.26.0  # from collection gpusmith.numa_gate",
+    "jinja2>=3.1.0  # from collection gpusmith.numa_gate",
+    "jmespath>=1.0.0  # from collection gpusmith.numa_gate",
+    "kubernetes>=24.2.0  # from collection gpusmith.numa_gate",
+    "netaddr>=0.10.0  # from collection gpusmith.numa_gate",
+    "prometheus-client>=0.17.0  # from collection gpusmith.numa_gate",
     "kubernetes>=24.2.0  # from collection kubernetes.core",
     "requests-oauthlib  # from collection kubernetes.core",
     "jsonpatch  # from collection kubernetes.core",
@@ -132,9 +133,13 @@ def test_containerfile_names_the_base_image_and_the_tested_ansible_core(built):
     assert lines[1:3] == ['ARG PYCMD="/usr/bin/python3.11"', 'ARG PYPKG="python3.11"']
     assert 'ARG ANSIBLE_INSTALL_REFS="ansible-core==2.19.14 ansible-runner==2.4.3"' in lines
     assert lines.count("FROM $EE_BASE_IMAGE AS base") == 1
-    with open(os.path.join(ansible_run.REPO, "requirements.txt"), encoding="utf-8") as handle:
+    # The ansible-core the tests run (constraints.txt) within requirements.txt's bound.
+    with open(os.path.join(ansible_run.REPO, "constraints.txt"), encoding="utf-8") as handle:
         pins = [line.strip() for line in handle if line.startswith("ansible-core")]
     assert pins == ["ansible-core==2.19.14"]
+    with open(os.path.join(ansible_run.REPO, "requirements.txt"), encoding="utf-8") as handle:
+        bounds = [line.strip() for line in handle if line.startswith("ansible-core")]
+    assert bounds == ["ansible-core>=2.18.0"]
     # The galaxy stage installs requirements.yml; the builder stage introspects the installed collections.
     assert ('RUN ANSIBLE_GALAXY_DISABLE_GPG_VERIFY=1 ansible-galaxy collection install $ANSIBLE_GALAXY_CLI_COLLECTION_OPTS '
             '-r requirements.yml --collections-path "/usr/share/ansible/collections"') in lines
@@ -188,14 +193,19 @@ def test_galaxy_stage_then_introspection_lists_the_exact_requirements(introspect
         "python": PYTHON, "system": SYSTEM}
 
 
-def test_every_pinned_python_requirement_satisfies_every_collection(introspected):
+def test_every_tested_version_satisfies_every_collection(introspected):
+    """The image resolves bounds, never exact pins; the versions the tests run (constraints.txt) satisfy every collection's."""
     lines = (introspected["out"] / "requirements.txt").read_text(encoding="utf-8").splitlines()
     wanted = [Requirement(line.split("#")[0]) for line in lines]
-    pins = {req.name: next(iter(req.specifier)).version for req in wanted if str(req.specifier).startswith("==")}
+    assert [str(req) for req in wanted if str(req.specifier).startswith("==")] == []
+    with open(os.path.join(ansible_run.REPO, "constraints.txt"), encoding="utf-8") as handle:
+        pinned = [line.strip() for line in handle if line.strip() and not line.startswith("#")]
+    tested = {req.name: next(iter(req.specifier)).version for req in (Requirement(line) for line in pinned)}
     for req in wanted:
-        if req.name in pins:
-            assert req.specifier.contains(pins[req.name]), str(req)
-    assert pins == {"jinja2": "3.1.6", "jmespath": "1.1.0", "kubernetes": "37.0.2", "netaddr": "1.3.0", "prometheus-client": "0.26.0"}
+        if req.name in tested:
+            assert req.specifier.contains(tested[req.name]), str(req)
+    assert tested == {"ansible-core": "2.19.14", "jinja2": "3.1.6", "jmespath": "1.1.0", "kubernetes": "37.0.2", "netaddr": "1.3.0",
+                      "prometheus-client": "0.26.0", "pyyaml": "6.0.3"}
 
 
 @pytest.mark.parametrize("distro_id, version, name, expected", [
