@@ -18,6 +18,7 @@ import pytest
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import cpulist as _cpulist
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts.gather import gather
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.pages import fleet
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.pages import html
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import record
 from ansible_collections.gpusmith.numa_gate.tests.browser import cdp_pipe
@@ -153,7 +154,7 @@ def test_hostile_names_and_messages_are_text_in_the_rendered_dom(browser, tmp_pa
 
 def test_fleet_page(browser, tmp_path):
     records = [built for _facts, built in cases(str(tmp_path)).values()]
-    page, url, _shot = render(browser, tmp_path, "index", html.fleet(records))
+    page, url, _shot = render(browser, tmp_path, "index", fleet.page(records))
     assert page.console() == [] and page.requests() == [url]
     rows = json.loads(page.evaluate("""JSON.stringify([...document.querySelectorAll('tr[data-kind="fleet-node"]')].map(
         r => [r.dataset.host, r.dataset.verdict, r.querySelector('a').getAttribute('href')]))"""))

@@ -4,7 +4,8 @@
 
 Import the submodules explicitly; this file holds only this map.
 
-- ``html``: acceptance.html (one node) and index.html (the fleet): one self-contained page each (pure).
+- ``fleet``: index.html, the fleet: nodes grouped by verdict, reason and hardware shape, the pool's decision per shape (pure).
+- ``html``: acceptance.html (one node): one self-contained page (pure); index.html, the fleet, is `pages.fleet`'s.
 - ``markdown``: acceptance.md: the record as Markdown tables, every value escaped (`escape.md_text`) (pure).
 - ``sections``: The record's sections as plain rows, the one reading that the Markdown and the HTML page share (pure).
 - ``svg``: The node drawing (SVG, self-contained): NUMA nodes, their cores and CPUs by role, memory, GPUs and NICs, the canary (pure).

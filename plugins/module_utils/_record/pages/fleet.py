@@ -7,7 +7,8 @@ Public: `page`, `shape`, `decisions`, `pool_gaps`, `age`.
 One readable page for a pool of a thousand nodes: the summaries come first (counts by verdict; by the reason
 behind each verdict, the criterion of its strongest reason; by hardware shape with the pool's decision per
 shape), then the pool's nodes that have no record or whose record is older than the node's last change
-(``pool``: the Node objects the API lists under the pool's labels), then one row per node, each linking to its
+(``pool``: the Node objects the API lists under the pool's labels; ``{"error": text}`` when that read failed, said on the
+page: missing and stale nodes are then unknown, never none), then one row per node, each linking to its
 own page, with its record's age. The shape is the record's own: sockets, NUMA nodes, physical cores, GPU models
 and count, NICs and their drivers (a record that holds no topology is of shape ``unknown``).
 
@@ -87,8 +88,19 @@ def _last_change(node):
     return max(found) if found else None
 
 
+def _pool_error(pool):
+    """The error of a pool read that failed (``{"error": text}``), else None."""
+    if isinstance(pool, dict):
+        if set(pool) != {"error"} or not isinstance(pool["error"], str):
+            raise RecordError("pool must be a list of Node objects, or {\"error\": text} when the read failed, got %r" % (pool,))
+        return pool["error"]
+    return None
+
+
 def pool_gaps(records, pool):
     """(missing, stale): the pool's Node names without a record; (name, generated, changed) of records older than their Node's last change."""
+    if _pool_error(pool) is not None:
+        return None, None
     by_host = dict((str(record["host"]), record) for record in records)
     missing, stale = [], []
     for node in pool or []:
@@ -113,8 +125,11 @@ def age(generated_at, now):
     return "%d d %d h" % (seconds // 86400, seconds % 86400 // 3600) if seconds >= 86400 else "%d h %d min" % (seconds // 3600, seconds % 3600 // 60)
 
 
-def _rows(title, name, headers, rows):
+def _rows(title, name, headers, rows, error=None):
     out = ['<section data-section="%s"><h2>%s</h2>' % (escape.html_attr(name), escape.html_text(title))]
+    if error is not None:
+        return "".join(out) + '<p data-kind="pool-error">unknown: the pool\'s nodes could not be read from the API (%s)</p></section>' % (
+            escape.html_text(error))
     if not rows:
         return "".join(out) + "<p>none</p></section>"
     out.append("<table><thead><tr>%s</tr></thead><tbody>" % "".join("<th>%s</th>" % escape.html_text(h) for h in headers))
@@ -139,19 +154,22 @@ def page(records, pool=None, now=None):
     found, pool_decision, adopting = decisions(records)
     shape_ids = dict((key, "shape-%d" % index) for index, key in enumerate(sorted(found), 1))
     missing, stale = pool_gaps(records, pool)
+    error = _pool_error(pool)
     said = {"adopt": "adopt: every shape adopted", "defer": "defer: no shape adopted on every node",
             "restrict": "restrict to %s" % ", ".join(shape_ids[key] for key in adopting)}[pool_decision]
     out = [_html._head("Acceptance records: the fleet"), "<h1>Acceptance records: the fleet</h1>",  # pylint: disable=protected-access
            '<p data-kind="fleet-summary">%s; %d nodes; generated %s</p>' % (
                escape.html_text(", ".join("%s: %d" % (v, verdicts[v]) for v in _verdict.VERDICTS)), len(records), escape.html_text(now or "unknown")),
-           '<p data-kind="pool-decision" data-decision="%s">The pool\'s decision: <b>%s</b></p>' % (escape.html_attr(pool_decision), escape.html_text(said)),
+           '<p data-kind="pool-decision" data-decision="%s">The pool\'s decision: <strong>%s</strong></p>' % (
+               escape.html_attr(pool_decision), escape.html_text(said)),
            _rows("By verdict", "by-verdict", ["verdict", "nodes"], [(v, verdicts[v]) for v in _verdict.VERDICTS]),
            _rows("By reason", "by-reason", ["verdict: criterion", "nodes"], sorted(reasons.items(), key=lambda item: (-item[1], item[0]))),
            _rows("By hardware shape, with the pool's decision per shape", "by-shape", ["shape", "hardware", "nodes", "adopted", "decision"],
                  [(shape_ids[key], key, found[key][1], found[key][2], found[key][0]) for key in sorted(found, key=lambda k: shape_ids[k])]),
-           _rows("Pool nodes without a record", "pool-missing", ["node"], [(name,) for name in missing]) if pool is not None else "",
-           _rows("Pool nodes whose record is older than the node's last change", "pool-stale", ["node", "record generated", "node changed"], stale)
+           _rows("Pool nodes without a record", "pool-missing", ["node"], [(name,) for name in missing or []], error)
            if pool is not None else "",
+           _rows("Pool nodes whose record is older than the node's last change", "pool-stale", ["node", "record generated", "node changed"], stale,
+                 error) if pool is not None else "",
            '<section data-section="nodes"><h2>Every node</h2><table><thead><tr><th>node</th><th>verdict</th><th>shape</th><th>age</th>'
            "<th>reason</th></tr></thead><tbody>"]
     for record in records:

@@ -1,8 +1,8 @@
 # Copyright: (c) 2026, GPU Smith
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""acceptance.html (one node) and index.html (the fleet): one self-contained page each (pure).
+"""acceptance.html (one node): one self-contained page (pure); index.html, the fleet, is `pages.fleet`'s.
 
-Public: `page`, `fleet`, `CSP`.
+Public: `page`, `CSP`.
 
 No script, no external stylesheet, font, image or link target outside the artifacts folder; a
 Content-Security-Policy of ``default-src 'none'`` says so to the browser too, so even a value
@@ -13,7 +13,6 @@ metric of the service comparison has its drawing (`service_svg`) right after its
 from __future__ import annotations
 
 import re
-from urllib.parse import quote
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import escape
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.pages import sections as _sections
@@ -88,32 +87,4 @@ def page(record):
             out.append('<section data-section="service-drawing"><h3>%s: cumulative distributions</h3><div class="drawing">%s</div></section>' % (
                 escape.html_text(title), drawings[title]))
     out.append("</body></html>\n")
-    return "".join(out)
-
-
-def _strongest(record):
-    reasons = record["verdict"]["reasons"]
-    wanted = record["verdict"]["verdict"]
-    chosen = [r["message"] for r in reasons if r["effect"] == wanted]
-    return chosen[0] if chosen else (reasons[0]["message"] if reasons else "")
-
-
-def fleet(records):
-    """index.html: every node's verdict, its first reason of that effect, counts, and a relative link to its page."""
-    records = sorted(shapes.check_fleet(records), key=lambda r: str(r["host"]))
-    counts = dict((v, 0) for v in _verdict.VERDICTS)
-    for record in records:
-        counts[record["verdict"]["verdict"]] = counts.get(record["verdict"]["verdict"], 0) + 1
-    out = [_head("Acceptance records: the fleet"), "<h1>Acceptance records: the fleet</h1>",
-           "<p>%s</p>" % escape.html_text(", ".join("%s: %d" % (v, counts[v]) for v in _verdict.VERDICTS) + "; %d nodes" % len(records)),
-           "<table><thead><tr><th>node</th><th>verdict</th><th>mode</th><th>reasons</th><th>first reason</th></tr></thead><tbody>"]
-    for record in records:
-        verdict = record["verdict"]["verdict"]
-        css = verdict if verdict in _verdict.VERDICTS else "defer"
-        out.append('<tr data-kind="fleet-node" data-host="%s" data-verdict="%s"><td><a href="%s/acceptance.html">%s</a></td>'
-                   '<td><span class="verdict verdict-%s">%s</span></td><td>%s</td><td>%d</td><td>%s</td></tr>' % (
-                       escape.html_attr(record["host"]), escape.html_attr(verdict), escape.html_attr(quote(str(record["host"]), safe="")),
-                       escape.html_text(record["host"]), css, escape.html_text(verdict), escape.html_text(record["mode"]),
-                       len(record["verdict"]["reasons"]), escape.html_text(_strongest(record))))
-    out.append("</tbody></table></body></html>\n")
     return "".join(out)

@@ -56,7 +56,7 @@ def test_the_page():
     records = [rec("b", "adopt"), rec("a<x>", "defer", gpus=4, criterion="locality"), rec("c", "adopt", gpus=4)]
     text = fleet.page(records, pool=[node("a<x>", "2026-11-02T00:00:00Z"), node("z", "2026-11-02T00:00:00Z")], now="2026-12-04T00:00:00Z")
     assert "adopt: 2, restrict: 0, defer: 1, revalidate: 0; 3 nodes; generated 2026-12-04T00:00:00Z" in text
-    assert '<p data-kind="pool-decision" data-decision="restrict">The pool\'s decision: <b>restrict to shape-2</b></p>' in text
+    assert '<p data-kind="pool-decision" data-decision="restrict">The pool\'s decision: <strong>restrict to shape-2</strong></p>' in text
     assert "<tr><td>adopt: placement</td><td>2</td></tr><tr><td>defer: locality</td><td>1</td></tr>" in text
     assert ("<tr><td>shape-1</td><td>2 sockets, 2 NUMA nodes, 128 cores, 4x NVIDIA H100 80GB HBM3, 2 NICs (mlx5_core)</td><td>2</td><td>1</td>"
             "<td>defer</td></tr>") in text
@@ -67,6 +67,17 @@ def test_the_page():
     assert "<script" not in text
 
 
+def test_a_pool_that_could_not_be_read_is_said_never_none():
+    text = fleet.page([rec("a", "adopt")], pool={"error": "Failed to get client due to 401 Unauthorized"}, now="2026-12-04T00:00:00Z")
+    said = '<p data-kind="pool-error">unknown: the pool\'s nodes could not be read from the API (Failed to get client due to 401 Unauthorized)</p>'
+    assert text.count(said) == 2
+    assert '<section data-section="pool-missing"><h2>Pool nodes without a record</h2>' + said in text
+    assert "<p>none</p>" not in text
+    assert fleet.pool_gaps([rec("a", "adopt")], {"error": "x"}) == (None, None)
+    # Not read at all (pool None): no pool section.
+    assert 'data-section="pool-missing"' not in fleet.page([rec("a", "adopt")])
+
+
 def test_a_bad_time_is_refused_naming_it():
     with pytest.raises(RecordError) as caught:
         fleet.page([rec("a", "adopt", generated="yesterday")], now="2026-12-04T00:00:00Z")
@@ -74,3 +85,6 @@ def test_a_bad_time_is_refused_naming_it():
     with pytest.raises(RecordError) as caught:
         fleet.page([], pool=["a"])
     assert str(caught.value) == "pool must be a list of Node objects (each with metadata.name), got 'a'"
+    with pytest.raises(RecordError) as caught:
+        fleet.page([], pool={"items": []})
+    assert str(caught.value) == 'pool must be a list of Node objects, or {"error": text} when the read failed, got {\'items\': []}'

@@ -7,6 +7,7 @@ from xml.etree import ElementTree
 from markdown_it import MarkdownIt
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import escape
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.pages import fleet
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.pages import html
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.pages import markdown
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import record
@@ -108,7 +109,7 @@ def test_hostile_names_and_messages_are_text_not_markup(tmp_path):
     assert [t for t, _attrs in rendered.tags if t in ("script", "img", "b")] == []
     cells = "".join(rendered.text)
     assert ri.HOSTILE_GPU_NAME in cells and ri.HOSTILE_NIC_NAME in cells and ri.HOSTILE_MESSAGE in cells
-    index = html.fleet([built])
+    index = fleet.page([built])
     index_tags = parsed(index)
     assert [t for t, _attrs in index_tags.tags if t in ("script", "img", "b")] == []
     assert [attrs["href"] for tag, attrs in index_tags.tags if tag == "a"] == ["h200-vm%20%3Cb%3E/acceptance.html"]
@@ -149,10 +150,10 @@ def test_fleet_lists_every_node_with_counts(tmp_path):
     facts = ri.h200_facts()
     adopt = record.build(facts, "gpu-b", ri.full_inputs(str(tmp_path), facts))
     defer = record.build(ri.multi_numa_facts(), "gpu-a")
-    tags = parsed(html.fleet([adopt, defer]))
+    tags = parsed(fleet.page([adopt, defer]))
     rows = [(a["data-host"], a["data-verdict"]) for t, a in tags.tags if a.get("data-kind") == "fleet-node"]
     assert rows == [("gpu-a", "defer"), ("gpu-b", "adopt")]
-    assert "adopt: 1, restrict: 0, defer: 1, revalidate: 0; 2 nodes" in "".join(tags.text)
+    assert "adopt: 1, restrict: 0, defer: 1, revalidate: 0; 2 nodes; generated unknown" in "".join(tags.text)
 
 
 def test_escape_helpers():
