@@ -215,7 +215,9 @@ try:
 except ImportError:
     HAS_YAML = False
 
-from ansible.module_utils.basic import AnsibleModule, missing_required_lib
+import sys
+
+from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_text
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import errors as _errors
@@ -224,6 +226,7 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.checkp
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import fields
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import layout as _layout
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._render import files, specs
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import documents
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import merge
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import secrets
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.rules import validate
@@ -373,7 +376,7 @@ def main():
         **specs.KUBELET_CONFIG_RULES
     )
     if not HAS_YAML:
-        module.fail_json(msg=missing_required_lib("PyYAML"))
+        module.fail_json(msg=documents.missing_yaml(sys.executable))
     _errors.run_module(module, run, invocation=invocation(module.params))
 
 

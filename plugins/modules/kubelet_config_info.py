@@ -69,11 +69,14 @@ checkpoints:
   sample: {cpu_manager_state: none, memory_manager_state: null, problems: []}
 """
 
-from ansible.module_utils.basic import AnsibleModule, missing_required_lib
+import sys
+
+from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import errors as _errors
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import layout
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import info
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import documents
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import merge
 
 
@@ -89,7 +92,7 @@ def main():
         supports_check_mode=True,
     )
     if not merge.HAS_YAML:
-        module.fail_json(msg=missing_required_lib("PyYAML"))
+        module.fail_json(msg=documents.missing_yaml(sys.executable))
     _errors.run_module(module, run, root=module.params["root"])
 
 

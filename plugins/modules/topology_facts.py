@@ -141,13 +141,16 @@ kubelet_config:
 
 import os
 
-from ansible.module_utils.basic import AnsibleModule, missing_required_lib
+import sys
+
+from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import errors as _errors
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts.gather import GPU_SOURCES, TopologyError, gather
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts.runner import ModuleRunner
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import layout
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import info
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import documents
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import merge
 
 
@@ -169,7 +172,7 @@ def _body(module):
     layout = module.params["kubelet_layout"]
     if layout is not None:
         if not merge.HAS_YAML:
-            module.fail_json(msg=missing_required_lib("PyYAML"))
+            module.fail_json(msg=documents.missing_yaml(sys.executable))
         result["kubelet_config"] = dict(info.read(layout, documents=True), layout={name: layout[name] for name in info.LAYOUT_OPTIONS})
     module.exit_json(**result)
 

@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The planner's policy: what an operator asks for, with defaults filled in and every value checked.
 
-Public: `normalize_policy`, `PlanError`, and the constants `POLICY_KEYS`, `STRATEGIES`,
+Public: `normalize_policy`, `PlanError`, `in_user_terms(message, names)`, and the constants `POLICY_KEYS`, `STRATEGIES`,
 `DEFAULT_RESERVED_CPUS`, `DEFAULT_STRATEGY`, `DEFAULT_KUBELET_SETTINGS`, `PLANNED_SETTINGS`,
 `RESERVABLE_RESOURCES`.
 """
@@ -10,6 +10,7 @@ Public: `normalize_policy`, `PlanError`, and the constants `POLICY_KEYS`, `STRAT
 from __future__ import annotations
 
 import copy
+import re
 from decimal import DecimalException
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import cpulist as _cpulist
@@ -46,6 +47,21 @@ RESERVABLE_RESOURCES = ("cpu", "memory", "ephemeral-storage", "pid")
 
 class PlanError(NumaGateError, ValueError):
     """Facts or a policy that cannot give a valid reservation plan."""
+
+
+# A policy key in a message: "policy reserved_cpus", or the bare key; never part of a longer name.
+_KEY_IN_MESSAGE = re.compile(r"(?<![\w.])(?:policy )?(%s)(?![\w])" % "|".join(POLICY_KEYS))
+
+
+def in_user_terms(message, names):
+    """``message`` with each policy key it names replaced by the variable the user sets (``names``: key -> variable).
+
+    The kubelet_plan role passes its own variables (reserved_cpus -> kubelet_plan_reserved_cpus), so a refusal names
+    what the operator changes; keys ``names`` leaves out stay as they are.
+    """
+    if not names:
+        return message
+    return _KEY_IN_MESSAGE.sub(lambda match: names.get(match.group(1), match.group(0)), message)
 
 
 def normalize_policy(policy):

@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Load one kubelet configuration file (YAML or JSON) the way the kubelet's decoder would.
 
-Public: `load_document(text, path)`, `KubeletConfigError`, `API_VERSION`, `KIND`, `HAS_YAML`,
+Public: `load_document(text, path)`, `KubeletConfigError`, `API_VERSION`, `KIND`, `HAS_YAML`, `missing_yaml(python)`,
 and the bounds `MAX_DOCUMENT_BYTES`, `MAX_EXPANDED_NODES`, `MAX_DEPTH`.
 
 Strict like the kubelet's codec (duplicate keys refused), and bounded where PyYAML is not: a file
@@ -16,6 +16,7 @@ loads in microseconds, and then every copy, merge or ``json.dumps`` of it expand
 from __future__ import annotations
 
 import json
+import sys
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base.errors import NumaGateError
 
@@ -32,6 +33,14 @@ KIND = "KubeletConfiguration"
 MAX_DOCUMENT_BYTES = 1024 * 1024
 MAX_EXPANDED_NODES = 10000
 MAX_DEPTH = 64
+
+
+def missing_yaml(python):
+    """What to install when the node's Python has no PyYAML: the package by name, not Ansible's generic import message."""
+    return ("PyYAML is not installed for the Python that runs this module on the node (%s), and reading the kubelet's "
+            "configuration needs it: install the OS package python3-yaml (Debian, Ubuntu; python3-pyyaml on RHEL, Fedora, "
+            "SUSE) or PyYAML with that Python's pip; the gpusmith.numa_gate.kubelet_render role's tasks_from: packages installs it"
+            % python)
 
 
 class KubeletConfigError(NumaGateError, ValueError):
@@ -196,7 +205,7 @@ def load_document(text, path):
         except UnicodeDecodeError as exc:
             raise KubeletConfigError("not UTF-8 text (%s)" % exc, path) from exc
     if not HAS_YAML:
-        raise KubeletConfigError("PyYAML is required to read kubelet configuration files", path)
+        raise KubeletConfigError(missing_yaml(sys.executable), path)
     if not text.strip():
         # pkg/kubelet/kubeletconfig/configfiles/configfiles.go: Load
         raise KubeletConfigError("kubelet config file %s was empty" % json.dumps(path), path)

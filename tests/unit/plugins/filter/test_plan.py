@@ -71,3 +71,28 @@ def test_malformed_facts_become_filter_errors():
     with pytest.raises(AnsibleFilterError) as err:
         FILTERS["reservation_plan"](facts)
     assert str(err.value) == "reservation_plan: topology cores entry 'core 9' is a str, expected a dict"
+
+
+NAMES = {"reserved_cpus": "kubelet_plan_reserved_cpus", "reserved_cpu_list": "kubelet_plan_reserved_cpu_list",
+         "kubelet_settings": "kubelet_plan_settings"}
+
+
+def test_reservation_plan_filter_names_the_callers_variables():
+    # The kubelet_plan role passes its variable names: a refusal names what the operator sets, once, with no chained cause.
+    with pytest.raises(AnsibleFilterError) as err:
+        FILTERS["reservation_plan"](machine(), {"reserved_cpus": 6}, None, names=NAMES)
+    assert str(err.value) == ("reservation_plan: kubelet_plan_reserved_cpus 6 needs 6 logical CPUs in whole cores, but only 2 whole "
+                              "cores (4 logical CPUs) can be reserved while keeping one whole core allocatable on each NUMA node with "
+                              "CPUs (node 0: 2 usable cores; node 1: 2 usable cores)")
+    assert err.value.__cause__ is None
+    returned = FILTERS["reservation_plan"](machine(), {"reserved_cpu_list": "0-1", "reserved_cpus": 2}, None, names=NAMES, errors="return")
+    assert returned == {"error": "policy sets both kubelet_plan_reserved_cpus (2) and kubelet_plan_reserved_cpu_list ('0-1'); give one of them"}
+    # A plan that fits is the same with or without names; its warnings name the variables too.
+    plan = FILTERS["reservation_plan"](machine(), {"reserved_cpus": 1}, None, names=NAMES, errors="return")
+    assert plan["kubelet_settings"] == FILTERS["reservation_plan"](machine(), {"reserved_cpus": 1})["kubelet_settings"]
+    assert [w for w in plan["warnings"] if "rounded up" in w] == [
+        "kubelet_plan_reserved_cpus 1 rounded up to 2 logical CPUs (1 whole cores): SMT siblings are reserved together"]
+    with pytest.raises(AnsibleFilterError, match=r"^reservation_plan: errors 'ignore' is not one of raise, return$"):
+        FILTERS["reservation_plan"](machine(), {}, None, errors="ignore")
+    with pytest.raises(AnsibleFilterError, match=r"^reservation_plan: names \['x'\] is not a dict"):
+        FILTERS["reservation_plan"](machine(), {}, None, names=["x"])

@@ -3,7 +3,7 @@
 import pytest
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan.plan import reservation_plan
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan.policy import DEFAULT_KUBELET_SETTINGS, PlanError, normalize_policy
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan.policy import DEFAULT_KUBELET_SETTINGS, PlanError, in_user_terms, normalize_policy
 from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._plan.plan_machines import machine
 
 
@@ -63,3 +63,13 @@ def test_quantity_above_the_bound_is_refused():
         normalize_policy({"system_reserved": {"memory": "8Ei"}})
     assert str(err.value) == ("policy system_reserved[memory]: quantity '8Ei' is above the limit of 9223372036854775807 bytes "
                               "(2**63-1: the kubelet holds quantities in an int64)")
+
+
+def test_in_user_terms_names_the_variable_for_each_key_and_nothing_else():
+    names = {"reserved_cpus": "kubelet_plan_reserved_cpus", "strategy": "kubelet_plan_strategy", "kubelet_settings": "kubelet_plan_settings"}
+    assert in_user_terms("policy reserved_cpus names NUMA node 3 twice", names) == "kubelet_plan_reserved_cpus names NUMA node 3 twice"
+    assert in_user_terms("reserved_cpus[0] 'x' is not a whole number", names) == "kubelet_plan_reserved_cpus[0] 'x' is not a whole number"
+    assert in_user_terms("policy strategy 'x' is not one of spread", names) == "kubelet_plan_strategy 'x' is not one of spread"
+    # Never inside a longer name, and keys the caller does not name stay.
+    assert in_user_terms("kubelet_plan_reserved_cpus 2; policy eviction_hard x", names) == "kubelet_plan_reserved_cpus 2; policy eviction_hard x"
+    assert in_user_terms("policy reserved_cpus 2", None) == "policy reserved_cpus 2"
