@@ -48,9 +48,13 @@ PLAN = S.Fields("a reservation plan (reservation_plan)", {}, {
     "reserved": S.Nullable(S.Fields("the plan's reserved", {}, {"cpus": S.Nullable(S.STR)})),
     "reasons": S.Nullable(S.ListOf(S.STR)), "warnings": S.Nullable(S.ListOf(S.STR)), "allocatable": S.ANY})
 PREVIOUS = S.Fields("a previous acceptance record", {}, {"verdict": S.Nullable(S.Fields("its verdict", {}, {"accepted": S.ANY}))})
+# One version as it was observed (_stack.observe): where it was read and when, or why it is unknown.
+OBSERVED = S.Fields("an observed version (stack_info's observed)", {"component": S.STR, "state": S.STR, "source": S.STR},
+                    {"version": _TEXT, "read_at": S.Nullable(S.STR), "error": S.Nullable(S.STR)})
 # The record's own inputs; one more per evidence source, with its row's shape.
 _OWN_INPUTS = {"versions": S.Nullable(_VERSIONS), "plan": S.Nullable(PLAN), "slack": S.Nullable(S.MapOf(S.ANY)), "policy": S.Nullable(S.MAPPING),
-               "previous": S.ANY, "generated_at": S.Nullable(S.STR)}
+               "previous": S.ANY, "observed": S.Nullable(S.ListOf(OBSERVED)), "driver_read": S.Nullable(S.MAPPING),
+               "node_name": S.Nullable(S.STR), "generated_at": S.Nullable(S.STR)}
 _OWN_EVIDENCE = {"versions": S.Nullable(_VERSIONS), "devices": S.Nullable(S.ListOf(S.STR)), "has_gpus": S.ANY, "oracle": S.Nullable(ORACLE),
                  "placement": S.Nullable(PLACEMENT), "admission": S.Nullable(ADMISSION)}
 
@@ -61,9 +65,11 @@ def source_shape(source):
 
 
 def input_keys(sources=None):
-    """The record's input names in order: versions and plan, one per evidence source, then slack, policy, previous and generated_at."""
+    """The record's input names in order: versions and plan, one per evidence source, then slack, policy, previous, observed, driver_read,
+    node_name and generated_at."""
     names = _sources.names(sources)
-    return ("versions", "plan") + tuple(name for name in names if name not in _OWN_INPUTS) + ("slack", "policy", "previous", "generated_at")
+    own = ("slack", "policy", "previous", "observed", "driver_read", "node_name", "generated_at")
+    return ("versions", "plan") + tuple(name for name in names if name not in _OWN_INPUTS) + own
 
 
 def inputs_shape(sources=None):
@@ -111,8 +117,8 @@ RECORD = S.Fields("an acceptance record (acceptance_record)", {
     "reservation": S.Nullable(_RESERVATION), "config_diff": S.Nullable(S.ListOf(_DIFF)), "canary": S.Nullable(_CANARY),
     "allocations": S.Nullable(ALLOCATIONS), "placement": S.Nullable(_RECORD_PLACEMENT), "metrics": S.Nullable(METRICS),
     "slack": S.Nullable(S.MapOf(S.ANY)), "attestations": S.MapOf(S.ANY), "warnings": S.ListOf(S.STR)},
-    {"device_path": S.Nullable(DEVICE_PATH)})
-FLEET_RECORD = S.Fields("an acceptance record (acceptance_record)", {"host": S.STR, "mode": S.STR, "verdict": _VERDICT})
+    {"device_path": S.Nullable(DEVICE_PATH), "observed": S.Nullable(S.ListOf(OBSERVED)), "node": S.Nullable(S.STR)})
+FLEET_RECORD = S.Fields("an acceptance record (acceptance_record)", {"host": S.STR, "mode": S.STR, "verdict": _VERDICT}, {"node": S.Nullable(S.STR)})
 
 
 def check_inputs(inputs):

@@ -16,7 +16,13 @@ or a file: ``generated_at`` is given, or null.
 The evidence inputs are the sources of `_evidence.sources.SOURCES`, iterated, not listed here: a
 source is shown under its name (``record: "key"``) or among the attestations (``"attestation"``),
 its presence makes the record full when it is canary evidence (``full``), and the verdict is given
-every gated one. The record's own inputs are versions, plan, slack, policy, previous and generated_at.
+every gated one. The record's own inputs are versions, plan, slack, policy, previous, observed, driver_read, node_name (the
+Kubernetes Node's name, the record's ``node``: the fleet page matches the pool's Nodes by it) and generated_at.
+
+``observed`` (stack_info's entries, each version with where it was read and when) and ``driver_read`` (the node's reads
+of the GPU driver, `_stack.observe.driver`) are the record's ``observed`` list, with the kernel of the facts and every
+given version not observed (state ``given``, undated). An observed version wins over a given one; a component found with
+an unknown version, or whose read failed, is unknown (null) unless one was given; one not found has no key unless given.
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import inputs as shapes
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import verdict as _verdict
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.errors import RecordError
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._stack import observe as _observe
 
 SCHEMA_VERSION = 1
 _GPU_KEYS = ("index", "uuid", "pci_address", "name", "numa_node", "numa_source", "sysfs_numa_node", "local_cpus")
@@ -81,6 +88,33 @@ def _reserved(plan, target_config):
     if target_config and target_config.get("reservedSystemCPUs") is not None:
         return target_config["reservedSystemCPUs"], "reservedSystemCPUs"
     return "", None
+
+
+_GIVEN = "given to the record (acceptance_record_versions, or the evidence's versions), not observed here"
+
+
+def _observed(inputs, topology):
+    """(versions, observed): the record's versions map and the list saying where and when each was read (module docstring)."""
+    given = dict(inputs.get("versions") or {})
+    found = [dict(entry) for entry in inputs.get("observed") or []]
+    driver = _observe.driver(inputs.get("driver_read"))
+    if driver is not None:
+        found.append(driver)
+    if topology.get("kernel"):
+        found.append({"component": "kernel", "version": topology["kernel"], "state": "found", "source": "the node's facts in this run "
+                      "(numa_gate_topology.kernel)", "read_at": inputs.get("generated_at"), "error": None})
+    versions = dict({"kubelet": None, "kernel": None, "driver": None, "node_image": None}, **given)
+    for entry in found:
+        component = entry["component"]
+        if entry["state"] == "found" and entry.get("version") is not None:
+            versions[component] = entry["version"]  # observed: it wins over a given one
+        elif entry["state"] != "not found" and component not in given:
+            versions[component] = None  # installed with an unknown version, or its read failed: unknown, never absent
+    # A given version the record keeps (nothing observed one): said as given, beside a read that failed or found none.
+    seen = set(entry["component"] for entry in found if entry["state"] == "found" and entry.get("version") is not None)
+    found += [{"component": key, "version": value, "state": "given", "source": _GIVEN, "read_at": None, "error": None}
+              for key, value in sorted(given.items()) if key not in seen]
+    return versions, found
 
 
 def _canary(inputs):
@@ -145,9 +179,7 @@ def build(topology, host, inputs=None):
     if not isinstance(topology, dict):
         raise RecordError("acceptance record: the topology facts must be a mapping, got %s" % type(topology).__name__)
     oracle = locality.build(topology)  # reads the facts through _facts.schema; a LocalityError names what is wrong
-    versions = dict({"kubelet": None, "kernel": None, "driver": None, "node_image": None}, **(inputs.get("versions") or {}))
-    if topology.get("kernel"):
-        versions["kernel"] = topology["kernel"]  # observed on the node: it wins over a given one
+    versions, observed = _observed(inputs, topology)
     allocations = inputs.get("allocations")
     full = any(inputs.get(source.name) is not None for source in _sources.SOURCES if source.full)
     canary = _canary(inputs)
@@ -161,9 +193,11 @@ def build(topology, host, inputs=None):
     built = {
         "schema_version": SCHEMA_VERSION,
         "host": host,
+        "node": inputs.get("node_name"),
         "generated_at": inputs.get("generated_at"),
         "mode": "full" if full else "topology",
         "versions": versions,
+        "observed": observed,
         "devices": {"gpus": [{key: gpu.get(key) for key in _GPU_KEYS} for gpu in topology.get("gpus") or []],
                     "nics": [{key: nic.get(key) for key in _NIC_KEYS} for nic in topology.get("nics") or []]},
         "topology": _topology(topology),

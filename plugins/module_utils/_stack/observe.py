@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The stack as observed: each version with where it was read and when, from the API's answers (pure).
 
-Public: `observe`, `feature_gates`, `COMPONENTS`, `IMAGES`.
+Public: `observe`, `driver`, `feature_gates`, `COMPONENTS`, `IMAGES`, `DRIVER_READS`.
 
 `observe(answers, read_at)` takes what the stack_info action read (each answer a value, or ``{"error": text}``
 when its read failed) and returns ``{"read_at", "versions", "observed", "control_plane_gates", "labels"}``:
@@ -17,10 +17,17 @@ when its read failed) and returns ``{"read_at", "versions", "observed", "control
 - ``control_plane_gates``: ``{gate: bool}`` from kube-apiserver's ``kubernetes_feature_enabled`` series
   (component-base metrics, since 1.26), or None when ``/metrics`` could not be read;
 - ``labels``: the Node's labels (None when the Node could not be read).
+
+`driver(reads)` is the GPU driver's entry, in the same form, from what the acceptance_record role read on the node
+(``{"read_at", "sysfs": the slurp's result, "nvidia_smi": the command's result}``, each None or skipped when not run):
+the first read that gave a version; ``not found`` when every read that ran found no driver; ``read failed`` with the
+errors otherwise; None when no read ran.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 
 # (record key, Node status.nodeInfo field)
@@ -30,6 +37,10 @@ NODE_INFO = (("kubelet", "kubeletVersion"), ("container_runtime", "containerRunt
 IMAGES = (("gpu_operator", "gpu-operator"), ("network_operator", "network-operator"), ("device_plugin", "k8s-device-plugin"),
           ("dra_driver", "k8s-dra-driver-gpu"), ("sriov_device_plugin", "sriov-network-device-plugin"))
 COMPONENTS = ("control_plane",) + tuple(key for key, _field in NODE_INFO) + tuple(key for key, _name in IMAGES)
+# (key of the reads, where it was read), in the order they are tried.
+DRIVER_READS = (("sysfs", "the node's /sys/module/nvidia/version (sysfs)"),
+                ("nvidia_smi", "nvidia-smi --query-gpu=driver_version --format=csv,noheader on the node"))
+_ABSENT = ("file not found", "no such file", "not found", "command not found")
 _SERIES = re.compile(r'^kubernetes_feature_enabled\{([^}]*)\}\s+(\S+)')
 _LABEL = re.compile(r'(\w+)="((?:[^"\\]|\\.)*)"')
 
@@ -104,3 +115,42 @@ def observe(answers, read_at):
             "control_plane_gates_error": metrics["error"] if _failed(metrics) else None,
             "labels": None if _failed(node) or node is None else dict((node.get("metadata") or {}).get("labels") or {}),
             "node_error": node["error"] if _failed(node) else None}
+
+
+def _driver_read(key, result):
+    """(version, absent, error) of one read's task result."""
+    if key == "sysfs":
+        if result.get("content"):
+            try:
+                return base64.b64decode(result["content"]).decode("utf-8", "replace").strip() or None, False, None
+            except (binascii.Error, ValueError) as exc:
+                return None, False, "the file's content is not base64 (%s)" % exc
+        message = str(result.get("msg") or "no content")
+        return None, any(word in message.lower() for word in _ABSENT), message
+    if result.get("rc") == 0 and str(result.get("stdout") or "").strip():
+        return str(result["stdout"]).strip().splitlines()[0].strip(), False, None
+    message = str(result.get("stderr") or result.get("msg") or "exit status %s" % result.get("rc")).strip()
+    return None, result.get("rc") == 127 or any(word in message.lower() for word in _ABSENT), message
+
+
+def driver(reads):
+    """The GPU driver's entry from the node's reads (see the module docstring), or None when no read ran."""
+    reads = reads or {}
+    read_at, absent, errors = reads.get("read_at"), [], []
+    for key, source in DRIVER_READS:
+        result = reads.get(key)
+        if not isinstance(result, dict) or result.get("skipped"):
+            continue
+        version, missing, error = _driver_read(key, result)
+        if version is not None:
+            return _entry("driver", version, "found", source, read_at)
+        if missing:
+            absent.append(source)
+        else:
+            errors.append("%s: %s" % (source, error))
+    if errors:
+        return _entry("driver", None, "read failed", "; ".join(source for key, source in DRIVER_READS if reads.get(key)
+                                                               and not reads[key].get("skipped")), read_at, "; ".join(errors))
+    if absent:
+        return _entry("driver", None, "not found", "; ".join(absent), read_at)
+    return None

@@ -101,7 +101,7 @@ def pool_gaps(records, pool):
     """(missing, stale): the pool's Node names without a record; (name, generated, changed) of records older than their Node's last change."""
     if _pool_error(pool) is not None:
         return None, None
-    by_host = dict((str(record["host"]), record) for record in records)
+    by_host = dict((str(record.get("node") or record["host"]), record) for record in records)  # the Node's name, else the host's
     missing, stale = [], []
     for node in pool or []:
         if not isinstance(node, dict) or not (node.get("metadata") or {}).get("name"):

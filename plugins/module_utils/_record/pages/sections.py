@@ -34,7 +34,12 @@ _T = escape.text
 
 
 def _versions(record):
-    return ["component", "version"], [[key, _T(value)] for key, value in sorted(record["versions"].items())]
+    """Each version with where it was read and when (the record's ``observed``); a record written before it, the map alone."""
+    if record.get("observed") is None:
+        return ["component", "version"], [[key, _T(value)] for key, value in sorted(record["versions"].items())]
+    return ["component", "version", "state", "source", "read at (UTC)", "error"], [
+        [entry["component"], "not found" if entry["state"] == "not found" else _T(entry.get("version")), entry["state"], entry["source"],
+         _T(entry.get("read_at")) if entry.get("read_at") else "not dated", entry.get("error") or "-"] for entry in record["observed"]]
 
 
 def _devices(record):

@@ -29,7 +29,8 @@ def test_the_record_takes_its_inputs_and_the_verdict_its_evidence_from_the_list(
     assert sources.names() == ("versions", "baseline_config", "target_config", "allocations", "findings", "canary", "configuration", "metrics",
                                "effect", "service_objectives", "rollback", "device_path")
     assert record.input_keys() == ("versions", "plan", "baseline_config", "target_config", "allocations", "findings", "canary", "configuration",
-                                   "metrics", "effect", "service_objectives", "rollback", "device_path", "slack", "policy", "previous", "generated_at")
+                                   "metrics", "effect", "service_objectives", "rollback", "device_path", "slack", "policy", "previous", "observed",
+                                   "driver_read", "node_name", "generated_at")
     assert verdict.evidence_keys() == ("versions", "devices", "has_gpus", "oracle", "placement", "admission", "configuration", "metrics",
                                        "effect", "service_objectives", "rollback", "device_path")
     assert [s.name for s in sources.placements("key")] == ["allocations", "metrics", "effect", "device_path"]
@@ -114,7 +115,7 @@ def test_a_failed_device_path_read_defers_naming_the_failure(tmp_path):
     lines = markdown.render(built).splitlines()
     start = lines.index("## Device path")
     assert lines[start:start + 5] == ["## Device path", "", "| check | result | subject | detail |", "|---|---|---|---|",
-                                      '| read | failed | gpu-9 | nodes &quot;gpu-9&quot; not found |']
+                                      '| read | failed | gpu-9 | nodes "gpu-9" not found |']
 
 
 def test_a_failed_read_after_acceptance_is_not_read_not_a_version_change(tmp_path):

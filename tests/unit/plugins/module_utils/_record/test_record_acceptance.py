@@ -7,6 +7,7 @@ import pytest
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan import locality
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import record
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.errors import RecordError
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.pages import sections
 from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._record import record_inputs as ri
 
 
@@ -14,7 +15,7 @@ def test_full_record_on_the_h200(tmp_path):
     facts = ri.h200_facts()
     built = record.build(facts, "h200-vm", ri.full_inputs(str(tmp_path), facts))
     assert sorted(built) == ["allocations", "attestations", "canary", "config_diff", "cpu_roles", "device_path", "devices", "effect", "generated_at", "host",
-                             "locality", "metrics", "mode", "placement", "reservation", "schema_version", "slack", "topology",
+                             "locality", "metrics", "mode", "node", "observed", "placement", "reservation", "schema_version", "slack", "topology",
                              "verdict", "versions", "warnings"]
     assert (built["schema_version"], built["host"], built["mode"], built["generated_at"]) == (1, "h200-vm", "full", "2026-12-01T09:00:00Z")
     assert built["versions"] == {"kubelet": "v1.37.1", "kernel": "6.18.44-vm", "driver": "580.82.07", "node_image": "debian-12-gpu-20261101"}
@@ -120,3 +121,28 @@ def test_a_refused_canary_is_evidence_and_defers_with_its_layer():
     assert built["placement"] == {"findings": [], "summary": {"agree": 0, "disagree": 0, "unknown": 0}}
     assert [r["message"] for r in built["verdict"]["reasons"] if r["criterion"] == "admission"] == [
         "admission failed at the kubelet layer (TopologyAffinityError): Resources cannot be allocated with Topology locality"]
+
+
+def test_every_version_says_where_and_when_it_was_read():
+    """stack_info's entries, the driver read on the node, the facts' kernel and what was given, each with its source (issue 32)."""
+    at = "2026-12-04T10:00:00Z"
+    stack = [{"component": "control_plane", "version": "v1.37.1", "state": "found", "source": "GET /version (gitVersion)", "read_at": at, "error": None},
+             {"component": "network_operator", "version": None, "state": "read failed", "source": "Deployments and DaemonSets", "read_at": at,
+              "error": "HTTP 403"},
+             {"component": "gpu_operator", "version": None, "state": "not found", "source": "Deployments and DaemonSets", "read_at": at, "error": None},
+             {"component": "dra_driver", "version": None, "state": "found", "source": "DaemonSet x/y, image k8s-dra-driver-gpu@sha256:ab", "read_at": at,
+              "error": None}]
+    built = record.build(ri.h200_facts(), "h200-vm", {
+        "versions": {"kubelet": "v1.37.1", "network_operator": "v26.7.0", "driver": "575.0"}, "observed": stack, "generated_at": at,
+        "driver_read": {"read_at": at, "sysfs": {"content": "NTgwLjgyLjA3Cg=="}}, "node_name": "gpu-7"})
+    assert built["versions"] == {"kubelet": "v1.37.1", "kernel": "6.18.44-vm", "driver": "580.82.07", "node_image": None, "control_plane": "v1.37.1",
+                                 "network_operator": "v26.7.0", "dra_driver": None}
+    assert [(e["component"], e["version"], e["state"], e["read_at"]) for e in built["observed"]] == [
+        ("control_plane", "v1.37.1", "found", at), ("network_operator", None, "read failed", at), ("gpu_operator", None, "not found", at),
+        ("dra_driver", None, "found", at), ("driver", "580.82.07", "found", at), ("kernel", "6.18.44-vm", "found", at),
+        ("kubelet", "v1.37.1", "given", None), ("network_operator", "v26.7.0", "given", None)]
+    assert built["node"] == "gpu-7"
+    versions = [s for s in sections.sections(built) if s[0] == "Versions"][0]
+    assert versions[1] == ["component", "version", "state", "source", "read at (UTC)", "error"]
+    assert versions[2][1] == ["network_operator", "unknown", "read failed", "Deployments and DaemonSets", at, "HTTP 403"]
+    assert versions[2][2] == ["gpu_operator", "not found", "not found", "Deployments and DaemonSets", at, "-"]

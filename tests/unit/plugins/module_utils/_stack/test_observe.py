@@ -56,3 +56,26 @@ def test_without_workloads_only_the_cluster_and_the_node():
     seen = observe.observe({"version": {"gitVersion": "v1.37.1"}, "metrics": "", "node": NODE}, AT)
     assert [e["component"] for e in seen["observed"]] == ["control_plane", "kubelet", "container_runtime", "kernel", "node_image"]
     assert seen["control_plane_gates"] == {}
+
+
+SYSFS, SMI = observe.DRIVER_READS[0][1], observe.DRIVER_READS[1][1]
+
+
+def test_the_driver_from_sysfs_else_nvidia_smi_dated():
+    found = observe.driver({"read_at": AT, "sysfs": {"content": "NTgwLjgyLjA3Cg==", "changed": False}, "nvidia_smi": {"skipped": True}})
+    assert found == {"component": "driver", "version": "580.82.07", "state": "found", "source": SYSFS, "read_at": AT, "error": None}
+    smi = observe.driver({"read_at": AT, "sysfs": {"msg": "file not found: /sys/module/nvidia/version"},
+                          "nvidia_smi": {"rc": 0, "stdout": "580.95.05\n580.95.05", "stderr": ""}})
+    assert (smi["version"], smi["state"], smi["source"]) == ("580.95.05", "found", SMI)
+
+
+def test_no_driver_is_not_found_a_failed_read_its_error_no_read_none():
+    absent = observe.driver({"read_at": AT, "sysfs": {"msg": "file not found: /sys/module/nvidia/version"},
+                             "nvidia_smi": {"rc": 2, "msg": "[Errno 2] No such file or directory: b'nvidia-smi'"}})
+    assert absent == {"component": "driver", "version": None, "state": "not found", "source": SYSFS + "; " + SMI, "read_at": AT, "error": None}
+    failed = observe.driver({"read_at": AT, "sysfs": {"msg": "file not found: /sys/module/nvidia/version"},
+                             "nvidia_smi": {"rc": 9, "stdout": "", "stderr": "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver."}})
+    assert (failed["state"], failed["source"], failed["error"]) == (
+        "read failed", SYSFS + "; " + SMI, SMI + ": NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.")
+    assert observe.driver({"read_at": AT, "sysfs": {"skipped": True}, "nvidia_smi": None}) is None
+    assert observe.driver(None) is None
