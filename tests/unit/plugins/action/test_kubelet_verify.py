@@ -124,27 +124,44 @@ def test_with_decide_files_that_differ_decide_without_asking_the_api(kubeconfig,
                              "decide": {"target": "enable", "render": {"changed": True, "path": DROPIN}, "checkpoints": CLEAN, "baseline": KEPT,
                                         "host": "gpu-7", "allow_disruption": True, "config_dir": CONFIG_DIR}})
     assert result == {"changed": False, "node": "n1", "asked_api": False, "decision": {
-        "converged": False, "target_in_place": False, "ask_api": False, "reasons": ["the configuration differs (%s)" % DROPIN], "refusal": None}}
+        "converged": False, "target_in_place": False, "ask_api": False, "reasons": ["the configuration differs (%s)" % DROPIN], "notes": [],
+        "refusal": None}}
 
 
 def test_with_decide_a_node_at_its_target_is_converged_after_the_api_says_so(kubeconfig):
     result = deciding(kubeconfig, {"changed": False, "path": DROPIN}, {"cpuManagerPolicy": "static"})
     assert (result["changed"], result["asked_api"], result.get("failed")) == (False, True, None)
-    assert result["decision"] == {"converged": True, "target_in_place": True, "ask_api": True, "reasons": [], "refusal": None}
+    assert result["decision"] == {"converged": True, "target_in_place": True, "ask_api": True, "reasons": [], "notes": [], "refusal": None}
     assert (result["now"]["ready"], result["now"]["mismatches"]) == (True, [])
     assert result["now"]["configz"]["staticPodURLHeader"] == {"Authorization": ["********"]}
 
 
-def test_with_decide_a_mismatch_or_a_node_not_ready_is_a_reason_not_a_failure(double, kubeconfig):
+def test_with_decide_a_mismatch_is_a_reason_and_a_node_not_ready_at_its_target_is_left_alone(double, kubeconfig):
     result = deciding(kubeconfig, {"changed": False, "path": DROPIN}, {"cpuManagerPolicy": "none"})
     assert result.get("failed") is None and result["now"]["failed"] is True
     assert result["decision"] == {"converged": False, "target_in_place": True, "ask_api": True, "reasons": [
-        '/configz does not show the target (cpuManagerPolicy: expected "none", /configz shows "static")'], "refusal": None}
+        '/configz does not show the target (cpuManagerPolicy: expected "none", /configz shows "static")'], "notes": [], "refusal": None}
+    # Files at the target: NotReady is not the transition's doing, and a restart would not change the files (issue 31, defect 2).
     double.set_node_ready("n1", "Unknown")
     result = deciding(kubeconfig, {"changed": False, "path": DROPIN}, {}, allow_disruption=False)
     assert result.get("failed") is None
-    assert result["decision"]["reasons"] == ["the node is not Ready (%s)" % result["now"]["msg"]]
-    assert result["decision"]["refusal"].startswith("gpu-7: reaching the enable target needs a cordon, a drain and a kubelet restart (the node is not Ready")
+    assert result["now"]["node_state"]["status"] == "Unknown"
+    assert result["decision"] == {"converged": True, "target_in_place": True, "ask_api": True, "reasons": [], "refusal": None, "notes": [
+        "the node is not Ready (%s), for a reason the transition did not cause: its files are at the target, so it is left alone (no "
+        "cordon, no drain, no kubelet restart)" % result["now"]["msg"]]}
+
+
+def test_with_decide_an_api_that_cannot_be_reached_decides_nothing(kubeconfig, tmp_path):
+    dead = tmp_path / "dead-kubeconfig"
+    dead.write_text(re.sub(r"127\.0\.0\.1:\d+", "127.0.0.1:1", open(kubeconfig, encoding="utf-8").read()))
+    result = deciding(str(dead), {"changed": False, "path": DROPIN}, {})
+    assert result.get("failed") is None and result["asked_api"] is True
+    error = result["now"]["msg"]
+    assert error.startswith("cannot reach the API server at http://127.0.0.1:1 (GET /api/v1/nodes/n1): ")
+    assert result["decision"] == {"converged": False, "target_in_place": True, "ask_api": True, "notes": [],
+                                  "reasons": ["the API could not be read (%s)" % error],
+                                  "refusal": "gpu-7: cannot decide whether the node is at its enable target: its files are, but the API gave no "
+                                             "answer about the node (%s); nothing was changed" % error}
 
 
 def test_with_decide_input_the_decision_refuses_fails_the_task(kubeconfig):

@@ -22,7 +22,7 @@ def test_the_decision_filter_adapts_it():
     kept = {"intact": True, "problems": [], "open_transition": None, "drift": [{"path": "/var/lib/kubelet/config.yaml", "differs": "absent now"}]}
     found = transition_filter.transition_decision({"changed": False}, "rollback", {"would_refuse": False, "refusals": {}}, kept,
                                                   now={"ready": True, "mismatches": []}, allow_disruption=True, host="gpu-7")
-    assert found == {"converged": False, "target_in_place": True, "ask_api": False, "refusal": None,
+    assert found == {"converged": False, "target_in_place": True, "ask_api": False, "refusal": None, "notes": [],
                      "reasons": ["the node's files differ from the baseline (/var/lib/kubelet/config.yaml: absent now)"]}
     with pytest.raises(AnsibleFilterError) as caught:
         transition_filter.transition_decision({"changed": False}, "sideways", {"would_refuse": False}, kept)

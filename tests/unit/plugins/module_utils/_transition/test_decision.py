@@ -32,13 +32,14 @@ def decide(target="enable", render=None, checkpoints=None, kept=None, now=None, 
 
 
 def test_a_node_at_its_target_is_converged_and_needs_no_leave():
-    assert decide(now=READY) == {"converged": True, "target_in_place": True, "ask_api": True, "reasons": [], "refusal": None}
+    assert decide(now=READY) == {"converged": True, "target_in_place": True, "ask_api": True, "reasons": [], "notes": [], "refusal": None}
     assert decide("rollback", now=READY)["converged"] is True
 
 
 def test_before_the_api_is_asked_the_files_say_whether_to_ask_it():
     assert decide() == {
         "converged": False, "target_in_place": True, "ask_api": True, "reasons": ["the node's readiness and /configz were not read through the API"],
+        "notes": [],
         "refusal": "gpu-7: reaching the enable target needs a cordon, a drain and a kubelet restart (the node's readiness and /configz were not read "
                    "through the API), and kubelet_transition_allow_disruption is false; nothing was changed. Set kubelet_transition_allow_disruption=true "
                    "(playbooks/enable.yml and rollback.yml do) to let this run do it."}
@@ -49,7 +50,7 @@ def test_before_the_api_is_asked_the_files_say_whether_to_ask_it():
 def test_a_configuration_to_write_is_a_reason_and_the_api_is_not_asked():
     found = decide(render={"changed": True, "path": DROPIN}, now=READY, allow_disruption=True)
     assert found == {"converged": False, "target_in_place": False, "ask_api": False, "reasons": ["the configuration differs (%s)" % DROPIN],
-                     "refusal": None}
+                     "notes": [], "refusal": None}
 
 
 def test_without_leave_a_needed_transition_is_refused_with_every_reason():
@@ -75,11 +76,47 @@ def test_rollback_drift_is_a_reason_in_the_decision_and_in_the_refusal_alike():
     assert decide("enable", kept=baseline(drift=drift), now=READY)["converged"] is True
 
 
+NOT_READY = {"failed": True, "ready": False, "mismatches": [], "node_state": {"type": "Ready", "status": "False", "reason": "KubeletNotReady"},
+             "msg": "verify gpu-7: not Ready and healthy for 0s in a row within 15s; last seen: Ready=False (KubeletNotReady: nvidia driver "
+                    "failed) since 2026-12-01T09:14:53Z, healthz ok"}
+UNREACHABLE = {"failed": True, "node": "gpu-7",
+               "msg": "cannot reach the API server at https://10.0.0.1:6443 (GET /api/v1/nodes/gpu-7): Connection refused (4 attempts within "
+                      "the 30s deadline)"}
+
+
+@pytest.mark.parametrize("target", ["enable", "rollback"])
+@pytest.mark.parametrize("allow_disruption", [True, False])
+def test_a_node_whose_files_are_at_the_target_is_converged_whatever_its_readiness(target, allow_disruption):
+    """A node at its baseline but NotReady for another reason (a GPU driver fault) is never cordoned, drained or restarted (issue 31,
+    defect 2): the decision says why it is NotReady, and that the transition did not cause it."""
+    found = decide(target, now=NOT_READY, allow_disruption=allow_disruption)
+    assert found == {"converged": True, "target_in_place": True, "ask_api": True, "reasons": [], "refusal": None, "notes": [
+        "the node is not Ready (verify gpu-7: not Ready and healthy for 0s in a row within 15s; last seen: Ready=False (KubeletNotReady: "
+        "nvidia driver failed) since 2026-12-01T09:14:53Z, healthz ok), for a reason the transition did not cause: its files are at the "
+        "target, so it is left alone (no cordon, no drain, no kubelet restart)"]}
+    assert decide(target, now={"ready": False})["notes"] == [
+        "the node is not Ready (the API did not say it was Ready), for a reason the transition did not cause: its files are at the target, "
+        "so it is left alone (no cordon, no drain, no kubelet restart)"]
+
+
+@pytest.mark.parametrize("target", ["enable", "rollback"])
+def test_an_api_that_gave_no_answer_about_the_node_decides_nothing(target):
+    """A failed API read is "cannot decide", never "not Ready": refused naming the error, even where disruption is allowed."""
+    found = decide(target, now=UNREACHABLE, allow_disruption=True)
+    assert found == {
+        "converged": False, "target_in_place": True, "ask_api": True, "notes": [],
+        "reasons": ["the API could not be read (%s)" % UNREACHABLE["msg"]],
+        "refusal": "gpu-7: cannot decide whether the node is at its %s target: its files are, but the API gave no answer about the node (%s); "
+                   "nothing was changed" % (target, UNREACHABLE["msg"])}
+    assert decision.unread({"failed": True}) == "the API gave no answer about the node"
+    assert decision.unread(NOT_READY) is None
+    assert decision.unread(READY) is None
+    # Files that differ need no API to decide: the transition's first API call (the cordon's read) meets the error itself.
+    differs = decide(target, render={"changed": True, "path": DROPIN}, now=None, allow_disruption=True)
+    assert (differs["ask_api"], differs["refusal"]) == (False, None)
+
+
 def test_the_api_decides_when_the_files_are_at_the_target():
-    not_ready = decide(now={"ready": False, "mismatches": [], "msg": "gpu-7 was not Ready within 15 s"}, allow_disruption=True)
-    assert not_ready["reasons"] == ["the node is not Ready (gpu-7 was not Ready within 15 s)"]
-    assert decide(now={"ready": False, "failed": True}, allow_disruption=True)["reasons"] == [
-        "the node is not Ready (the API did not say it was Ready)"]
     shows = decide(now={"ready": True, "mismatches": [{"field": "cpuManagerPolicy", "expected": "static", "actual": "none"}]}, allow_disruption=True)
     assert shows["reasons"] == ["/configz does not show the target (cpuManagerPolicy: expected \"static\", /configz shows \"none\")"]
     assert shows["converged"] is False and shows["target_in_place"] is True and shows["refusal"] is None
@@ -100,6 +137,14 @@ def test_a_drop_in_the_kubelet_would_not_read_is_refused_for_enable_only():
         "nothing was changed. Start the kubelet with --config-dir=/etc/kubernetes/kubelet.conf.d, or use kubelet_transition_mode=main.")
     assert decide(kept=kept, now=READY, mode="main")["refusal"] is None
     assert decide("rollback", kept=kept, now=READY)["refusal"] is None
+
+
+def test_a_node_with_no_kubelet_unit_is_refused_saying_so():
+    kept = baseline(manifest={"facts": {"flags": {"config": None, "config_dir": None}, "flags_source": "no kubelet unit found"}})
+    assert decide(kept=kept, now=READY, allow_disruption=True)["refusal"] == (
+        "gpu-7: no kubelet unit found, so whether a kubelet would read a drop-in in /etc/kubernetes/kubelet.conf.d cannot be told; "
+        "nothing was changed. Install and start the kubelet with --config-dir=/etc/kubernetes/kubelet.conf.d, or use "
+        "kubelet_transition_mode=main.")
 
 
 @pytest.mark.parametrize("call, message", [
