@@ -131,6 +131,16 @@ ansible_facts:
              numa_source: single-node, sysfs_numa_node: null, local_cpus: "0-15",
              rdma_devices: [], virtual_function: false}
         warnings: ["gpu 0000:00:06.0: sysfs numa_node is -1, which means unknown (not node 0): ..."]
+kubelet_unit:
+  description:
+    - "With O(kubelet_layout) and O(root=/), how the kubelet is started (C(kubelet.service): the running process's command line,
+      else the unit's C(ExecStart)) against that layout; C(read) says where the flags came from, or C(no kubelet unit found)."
+    - "C(config) and C(config_dir) are its C(--config) and C(--config-dir); C(modes) says for C(dropin) and C(main) whether the
+      kubelet would read what that mode writes (null when unknown); C(warnings) name each difference from the layout."
+  returned: when O(kubelet_layout) is given
+  type: dict
+  sample: {read: ExecStart, config: /etc/kubernetes/kubelet-config.yaml, config_dir: null, active: active,
+           modes: {dropin: false, main: false}, warnings: ["the kubelet runs with --config=/etc/kubernetes/kubelet-config.yaml ..."]}
 kubelet_config:
   description:
     - With O(kubelet_layout), what M(gpusmith.numa_gate.kubelet_config_info) returns for those options (C(effective), C(base),
@@ -152,6 +162,7 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import info
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import documents
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import merge
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import unit
 
 
 def _body(module):
@@ -174,7 +185,18 @@ def _body(module):
         if not merge.HAS_YAML:
             module.fail_json(msg=documents.missing_yaml(sys.executable))
         result["kubelet_config"] = dict(info.read(layout, documents=True), layout={name: layout[name] for name in info.LAYOUT_OPTIONS})
+        # How the kubelet is started (its --config, --config-dir), against the assumed layout: on this node only.
+        found = unit.read_unit(runner, "kubelet.service", _read_text) if runner else {"argv": [], "source": "not read (root is not /)"}
+        result["kubelet_unit"] = dict(unit.layout_fit(found, layout), active=found.get("active"))
     module.exit_json(**result)
+
+
+def _read_text(path):
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(1 << 20).decode("utf-8", "replace")
+    except OSError:
+        return None
 
 
 def main():

@@ -3,7 +3,7 @@
 """How the kubelet is started on a node: its command line, its ``--config`` and ``--config-dir``, its version.
 
 Public: `flags_from_argv(argv)`, `expand(words, environment)`, `parse_environment_file(text)`,
-`read_unit(runner, service, read_file)`, `program(argv)`, `kubelet_version(runner, command)`.
+`read_unit(runner, service, read_file)`, `layout_fit(found, layout)`, `program(argv)`, `kubelet_version(runner, command)`.
 
 A kubelet reads drop-ins only when it runs with ``--config-dir`` (cmd/kubelet/app/server.go,
 ``kubeletConfigDirFlag``), so the transition must know the flags before writing a drop-in. They
@@ -53,7 +53,21 @@ def expand(words, environment):
 def parse_environment_file(text):
     """KEY=value lines of a systemd EnvironmentFile (comments and blank lines skipped, quotes removed)."""
     values = {}
-    for line in text.splitlines():
+    # systemd's parse_env_file: a backslash at the end of a line continues it (kubespray's kubelet.env writes KUBELET_ARGS
+    # over several lines that way); a comment line is never continued.
+    lines = []
+    pending = None
+    for raw in text.splitlines():
+        if pending is None and raw.strip().startswith(("#", ";")):
+            continue
+        part = raw[:-1] if raw.endswith("\\") else raw
+        pending = part if pending is None else pending + part
+        if not raw.endswith("\\"):
+            lines.append(pending)
+            pending = None
+    if pending is not None:
+        lines.append(pending)
+    for line in lines:
         line = line.strip()
         if not line or line.startswith(("#", ";")) or "=" not in line:
             continue
@@ -102,7 +116,42 @@ def read_unit(runner, service, read_file):
             key, value = word.split("=", 1)
             environment[key] = value
     argv = expand(_exec_start_argv(_show(runner, systemctl, service, "ExecStart")), environment)
-    return {"service": service, "argv": argv, "flags": flags_from_argv(argv), "source": "ExecStart", "active": active}
+    # No ExecStart: systemd knows no such unit (or cannot answer); say so, never "unset (read from ExecStart)".
+    source = "ExecStart" if argv else NO_UNIT
+    return {"service": service, "argv": argv, "flags": flags_from_argv(argv), "source": source, "active": active}
+
+
+NO_UNIT = "no kubelet unit found"
+
+
+def layout_fit(found, layout):
+    """Which write mode works with the kubelet as it is started, and what differs from the assumed layout.
+
+    ``found``: `read_unit`'s answer (None: not read); ``layout``: the assumed ``path`` and ``config_dir``. Returns
+    ``{read, config, config_dir, modes: {dropin, main}, warnings}``; a mode is True (the kubelet reads that file), False
+    (it does not) or None (unknown: no unit was read). The kubelet reads drop-ins only with ``--config-dir``
+    (cmd/kubelet/app/server.go) and its main file only from ``--config``.
+    """
+    if not found or not found.get("argv"):
+        why = (found or {}).get("source") or "the kubelet unit was not read"
+        return {"read": why, "config": None, "config_dir": None, "modes": {"dropin": None, "main": None},
+                "warnings": ["%s: which mode works on this node is unknown; check the kubelet's --config and --config-dir "
+                             "before enable.yml" % why]}
+    flags = found.get("flags") or {}
+    config, config_dir = flags.get("config"), flags.get("config_dir")
+    source = found.get("source")
+    warnings = []
+    if config != layout.get("path"):
+        warnings.append("the kubelet runs with --config=%s (read from %s), but numa_gate_kubelet_layout.path is %s: the plan "
+                        "was made over a file the kubelet does not read; set numa_gate_kubelet_layout.path to %s"
+                        % (config or "unset", source, layout.get("path"), config or "the kubelet's --config"))
+    if config_dir != layout.get("config_dir"):
+        warnings.append("the kubelet runs with --config-dir=%s (read from %s), not %s: a drop-in there would never be read; "
+                        "start the kubelet with --config-dir=%s, or use numa_gate_kubelet_layout.mode main"
+                        % (config_dir or "unset", source, layout.get("config_dir"), layout.get("config_dir")))
+    return {"read": source, "config": config, "config_dir": config_dir,
+            "modes": {"dropin": config_dir == layout.get("config_dir"), "main": bool(config) and config == layout.get("path")},
+            "warnings": warnings}
 
 
 def program(argv):
