@@ -124,3 +124,18 @@ def test_an_api_that_cannot_be_reached_is_said_never_silence(double, tmp_path):
     assert index.count('<p data-kind="pool-error">unknown: the pool\'s nodes could not be read from the API (') == 2
     assert "the read failed)" not in index  # the client's own error is said
     assert double.requests == []
+
+
+def test_a_malformed_support_entry_fails_the_record_naming_it_and_writes_nothing(tmp_path):
+    """Bad input through the role: an operator's entry with a malformed range, or without a source, is refused naming the entry."""
+    bad = {"name": "ours", "component": "network_operator", "versions": "26.7", "kubernetes": "1.32 -- 1.36", "source": "https://example.com/s",
+           "read": "2026-12-01"}
+    no_source = "source is missing or empty (''): every support statement names the address it was read from"
+    for entry, said in ((bad, "kubernetes must be a version range (LOW - HIGH, >= LOW, <= HIGH, V), got '1.32 -- 1.36'"),
+                        (dict(bad, kubernetes="1.32 - 1.36", source=""), no_source)):
+        playbook = playbook_run.write_play(tmp_path, "gpusmith.numa_gate.acceptance_record")
+        variables = playbook_run.write_vars(tmp_path, {"numa_gate_artifacts_dir": str(tmp_path / "artifacts"), "acceptance_record_support": [entry]})
+        output = playbook_run.run(tmp_path, playbook, *playbook_run.LOCALHOST, "-e", "@%s" % variables, returncode=2)
+        failed = [outcome["msg"] for play_ in output["plays"] for task in play_["tasks"] for outcome in task["hosts"].values() if outcome.get("failed")]
+        assert len(failed) == 1 and ("support table entry acceptance_record_support[0] (ours): %s" % said) in failed[0]
+        assert not (tmp_path / "artifacts").exists()
