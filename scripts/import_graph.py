@@ -21,7 +21,7 @@ import os
 import sys
 
 # Floors, lowest first: each may import only floors below it.
-FLOORS = ["_base", "_kube_api", "_node_files", "_kubelet"]
+FLOORS = ["_base", "_amd", "_kube_api", "_node_files", "_kubelet"]
 # Steps, in flow order: each may import any floor and steps before it, never one after it.
 STEPS = [
     "_facts",

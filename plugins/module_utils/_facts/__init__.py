@@ -1,9 +1,11 @@
 # Copyright: (c) 2026, GPU Smith
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The facts step: one read-only pass over a node's sysfs/procfs (and NVIDIA tools) into facts schema v1.
+"""The facts step: one read-only pass over a node's sysfs/procfs (and NVIDIA and AMD tools) into facts schema v1.
 
 Import the submodules explicitly; this file holds only this map.
 
+- ``amd``: AMD GPUs from sysfs: the PCI devices bound to amdgpu, their KFD nodes, partitions, links and driver.
+- ``amd_tools``: AMD vendor tools against sysfs: amd-smi, else rocm-smi, each value kept with its source.
 - ``cgroup``: The cgroup restriction of the reading process: the CPUs and memory nodes it may use.
 - ``cores``: Physical cores and packages of the online CPUs.
 - ``cpus``: CPU sets: which CPUs exist, which are online, present, possible and isolated; SMT.

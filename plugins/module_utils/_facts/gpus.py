@@ -7,6 +7,8 @@ Public: `GPU_SOURCES`, `GPU_VENDORS`, `read_gpus`.
 A vendor tool runs at most once, through the injected ``nvidia`` function and ``runner``; with a
 root other than "/" and no runner, vendor tools are not consulted (they would describe this
 machine, not the snapshot). Any failure of the vendor reader is a warning, then sysfs.
+PCI devices bound to amdgpu are GPUs whatever their class, with or without NVIDIA's reader; their
+details are `amd`'s, and with ``gpu_source`` auto amd-smi (else rocm-smi) is asked too (`amd_tools`).
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ import os
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import cpulist as _cpulist
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import pci as _pci
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import amd
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import amd_tools
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import pci_devices
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import runner as _runner
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import sysfs
@@ -47,8 +51,23 @@ def read_gpus(root, notes, gpu_source, runner, nvidia, numa_nodes):
     known = {node["id"] for node in numa_nodes}
     pci = pci_devices.read_pci_devices(root, notes)
     if vendor_gpus is None:
-        return _sysfs_gpus(root, notes, pci, single, known)
-    gpus = [_vendor_gpu(root, notes, item, pci, single, known) for item in vendor_gpus]
+        gpus, amd_dirs = _sysfs_gpus(root, notes, pci)
+    else:
+        gpus = [_vendor_gpu(root, notes, item, pci, single, known) for item in vendor_gpus]
+        listed = set(gpu["pci_address"] for gpu in gpus)
+        amd_gpus, amd_dirs = _sysfs_gpus(root, notes, pci, amd_only=True)
+        for gpu in amd_gpus:
+            if gpu["pci_address"] not in listed:
+                gpu["index"] = None
+                gpus.append(gpu)
+    amd_gpus = [gpu for gpu in gpus if gpu["source"] == "sysfs" and gpu["pci_address"] in amd_dirs]
+    amd.amd_details(root, notes, amd_gpus, amd_dirs)
+    if amd_gpus and gpu_source == "auto" and (root.is_host or runner is not None):
+        amd_tools.apply_tools(root, notes, amd_gpus, pci, runner if runner is not None else _runner.NoCommandsRunner())
+    for gpu in gpus:
+        if gpu["numa_source"] == "unresolved":
+            gpu["numa_node"], gpu["numa_source"] = pci_devices.resolve_numa(
+                notes, "gpu %s" % gpu["pci_address"], gpu["sysfs_numa_node"], gpu["vendor_affinity"], single, known)
     return sorted(gpus, key=lambda g: (g["index"] is None, g["index"], g["pci_address"] or ""))
 
 
@@ -119,27 +138,36 @@ def _vendor_gpu(root, notes, item, pci, single, known):
     }
 
 
-def _sysfs_gpus(root, notes, pci, single, known):
-    """Display-class PCI devices that are GPUs.
+def _sysfs_gpus(root, notes, pci, amd_only=False):
+    """PCI devices that are GPUs, and {address: directory} of those bound to amdgpu.
 
-    Kept: display devices (class 0x03) of a GPU vendor (GPU_VENDORS) and
+    Kept: every device bound to amdgpu (any class: MI300 parts are 0x1200),
+    display devices (class 0x03) of a GPU vendor (GPU_VENDORS) and
     3D controllers (class 0x0302) of any vendor. Left out, with one
     warning: the other display devices, such as the BMC's VGA (ASPEED,
     Matrox) on servers. A device whose vendor file cannot be read is kept,
     with a warning: it cannot be told apart from a BMC's. A device whose
     class file cannot be read is left out with a warning naming it.
+    The NUMA node is resolved by the caller (``numa_source`` "unresolved").
     """
     gpus = []
     skipped = []
+    amd_dirs = {}
     for address, directory in sorted(pci.items()):
+        if amd.bound_driver(root, directory) == amd.AMD_DRIVER:
+            amd_dirs[address] = directory
+        elif amd_only:
+            continue
         pci_class, warning = root.read_text(os.path.join(directory, "class"))
-        if pci_class is None:
+        if pci_class is None and address not in amd_dirs:
             notes.add("pci %s: %s; PCI class unknown, so not counted as a GPU" % (address, warning))
         pci_class = (pci_class or "").lower()
-        if not pci_class.startswith(_DISPLAY_CLASS):
+        if not pci_class.startswith(_DISPLAY_CLASS) and address not in amd_dirs:
             continue
         vendor_id, warning = root.read_text(os.path.join(directory, "vendor"))
-        if vendor_id is None:
+        if address in amd_dirs:
+            vendor_id = vendor_id.lower() if vendor_id else "0x1002"
+        elif vendor_id is None:
             notes.add("gpu %s: %s; vendor unknown, kept as a GPU (without its vendor it cannot be told apart from a BMC display)" % (address, warning))
         else:
             vendor_id = vendor_id.lower()
@@ -147,7 +175,6 @@ def _sysfs_gpus(root, notes, pci, single, known):
                 skipped.append("%s (vendor %s, class %s)" % (address, sysfs.excerpt(vendor_id), sysfs.excerpt(pci_class)))
                 continue
         sysfs_node, local_cpus = pci_devices.pci_locality(root, notes, "gpu", address, directory)
-        numa_node, numa_source = pci_devices.resolve_numa(notes, "gpu %s" % address, sysfs_node, None, single, known)
         gpus.append({
             "index": len(gpus),
             "uuid": None,
@@ -155,8 +182,8 @@ def _sysfs_gpus(root, notes, pci, single, known):
             "name": None,
             "vendor": GPU_VENDORS.get(vendor_id, vendor_id),
             "source": "sysfs",
-            "numa_node": numa_node,
-            "numa_source": numa_source,
+            "numa_node": None,
+            "numa_source": "unresolved",
             "sysfs_numa_node": sysfs_node,
             "local_cpus": local_cpus,
             "vendor_affinity": None,
@@ -165,4 +192,4 @@ def _sysfs_gpus(root, notes, pci, single, known):
         notes.add("sysfs GPUs: left out display devices that are neither from a GPU vendor (%s) nor 3D controllers (class %s), "
                   "such as a BMC's VGA: %s"
                   % (", ".join("%s %s" % (vid, name) for vid, name in sorted(GPU_VENDORS.items())), _3D_CONTROLLER_CLASS, "; ".join(skipped)))
-    return gpus
+    return gpus, amd_dirs

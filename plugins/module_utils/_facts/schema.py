@@ -42,7 +42,8 @@ VendorAffinity = namedtuple("VendorAffinity", "source numa_node cpus")
 Device = namedtuple("Device", "kind name index uuid pci_address numa_node numa_source sysfs_numa_node local_cpus vendor_affinity warnings")
 Device.__doc__ = """A GPU or NIC. numa_node: as the facts give it (None: unknown; it may name a node the facts lack,
 then a warning says so); local_cpus: canonical cpulist or None; vendor_affinity: VendorAffinity or None;
-warnings: what the reader could not use about this device (also in Topology.warnings)."""
+warnings: what the reader could not use about this device, and the device's findings (sources that
+disagree, such as an AMD tool against sysfs), each naming the device (also in Topology.warnings)."""
 Topology = namedtuple("Topology", "cpus nodes cores cpu_numa cpu_core gpus nics memory_bytes memory_source numa_first warnings")
 Topology.__doc__ = """nodes: {id: NumaNode}, cores: {core id: Core}, cpu_numa / cpu_core: {cpu: node id / core id}
 (read-only mappings, ascending ids); gpus, nics: Device tuples; memory_bytes: MemTotal, else the NUMA sum;
@@ -255,6 +256,16 @@ def _local_cpus(label, field, text, warnings):
         return None
 
 
+def _findings(key, label, entry):
+    """A device's findings (sources that disagree, as the facts recorded them), each naming the device."""
+    findings = entry.get("findings")
+    if findings is None:
+        return []
+    if not isinstance(findings, list) or not all(isinstance(finding, str) for finding in findings):
+        raise SchemaError("topology %s entry %s: findings %r is not a list of strings" % (key, label, findings))
+    return ["%s: %s" % (label, finding) for finding in findings]
+
+
 def _read_device(kind, entry, nodes, warnings):
     key = kind + "s"
     name, uuid, address, source = (_text_field(key, entry, field) for field in ("name", "uuid", "pci_address", "numa_source"))
@@ -283,6 +294,7 @@ def _read_device(kind, entry, nodes, warnings):
             raise SchemaError("topology %s entry %s: vendor_affinity.source %r is not a string" % (key, address or name or index, vendor_source))
         affinity = VendorAffinity(source=vendor_source, numa_node=_numa_ref(key, vendor),
                                   cpus=_local_cpus(label, "vendor_affinity.cpus", vendor.get("cpus"), own))
+    own.extend(_findings(key, label, entry))
     warnings.extend(own)
     return Device(kind=kind, name=name, index=index, uuid=uuid, pci_address=address, numa_node=numa_node, numa_source=source,
                   sysfs_numa_node=sysfs_node, local_cpus=local_cpus, vendor_affinity=affinity, warnings=tuple(own))

@@ -172,3 +172,15 @@ def test_real_snapshots_read_and_summarise(root):
                                           "memory_bytes": value.get("memory_bytes") or sum(node["memory_bytes"] or 0 for node in value["numa_nodes"])}
     assert sorted(topology.nodes) == sorted(node["id"] for node in value["numa_nodes"])
     assert len(topology.gpus) == len(value["gpus"]) and len(topology.nics) == len(value["nics"])
+
+
+def test_a_gpus_findings_are_its_warnings_and_malformed_findings_are_named():
+    value = facts()
+    value["gpus"][0]["findings"] = ["rocm-smi GPU[1] is printed at PCI 0000:01:00.1"]
+    topology = schema.read(value)
+    assert topology.gpus[0].warnings == ("gpu 0000:18:00.0: rocm-smi GPU[1] is printed at PCI 0000:01:00.1",)
+    assert topology.warnings == ("gpu 0000:18:00.0: rocm-smi GPU[1] is printed at PCI 0000:01:00.1",)
+    value["gpus"][0]["findings"] = "one"
+    with pytest.raises(schema.SchemaError) as err:
+        schema.read(value)
+    assert str(err.value) == "topology gpus entry gpu 0000:18:00.0: findings 'one' is not a list of strings"
