@@ -95,6 +95,9 @@ window:
   description:
     - C(source) (scrape or prometheus), C(start), C(end), C(duration), C(metrics) by key (histograms C(buckets), C(count), C(sum),
       C(series), C(reset); counters C(total), C(by), C(series), C(reset); C(type) summary or null otherwise).
+    - With O(prometheus_url) also C(range), C(prometheus_version), C(prometheus_rules) (the major version's rules, C(2.x),
+      C(3.x) or C(unknown)) and C(rules) (each of Prometheus' rules that version computes by, and C(checked)); each histogram
+      then has C(quantile_rule) (C(running-max) to 2.48, C(small-deltas) from 2.49).
   returned: with previous, or with prometheus_url
   type: dict
 """

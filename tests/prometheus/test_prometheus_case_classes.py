@@ -22,7 +22,7 @@ import time
 
 import pytest
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison import quantile as hq
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison import prometheus_rules, quantile as hq
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison import query as service_query, window as service_window
 from ansible_collections.gpusmith.numa_gate.tests.prometheus import case_classes
 from ansible_collections.gpusmith.numa_gate.tests.prometheus.prometheus_server import BINARY, VERSION, Prometheus, api
@@ -102,7 +102,7 @@ def measured(setup, window, path):
 
 
 def ours(entry, q):
-    return hq.entry_quantile(q, entry, legacy=VERSION.startswith("2"))["value"]
+    return hq.entry_quantile(q, entry, legacy=prometheus_rules.rules_for(VERSION)["quantile"] == "running-max")["value"]
 
 
 @pytest.fixture(name="windows", scope="module")
@@ -184,6 +184,8 @@ def test_class_6_window_rules_of_the_server(setup, windows):
     assert end["at"] - start["at"] == pytest.approx(1.0, abs=0.01)
     queried = windows[("interval", "query")]
     assert queried["prometheus_version"] == VERSION and queried["prometheus_rules"] == VERSION[0] + ".x"
+    assert queried["rules"] == dict(prometheus_rules.rules_for(VERSION), checked=True)
+    assert {entry["quantile_rule"] for entry in queried["metrics"].values() if entry.get("type") == "histogram"} == {queried["rules"]["quantile"]}
     assert queried["range"] == "%dms" % _range_ms(start["at"], end["at"])
     assert VERSION.startswith("2."), "this window of one scrape interval is answered by 2.x only (3.x: left-open ranges)"
     scraped = windows[("interval", "scrape")]["metrics"]["c1_lowest_used"]

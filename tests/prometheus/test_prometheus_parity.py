@@ -29,7 +29,7 @@ import urllib.request
 
 import pytest
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison import quantile as hq
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison import prometheus_rules, quantile as hq
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison import query as service_query, window as service_window
 from ansible_collections.gpusmith.numa_gate.tests.prometheus.vllm_like_service import Service
 
@@ -146,8 +146,8 @@ def scrape(run, window):
 
 
 def local_quantile(entry, q):
-    # Over the window's rates (as Prometheus), by the monotonicity rule of the server's major version (2.x here, Debian's 2.42).
-    return hq.entry_quantile(q, entry, legacy=VERSION.startswith("2"))["value"]
+    # Over the window's rates (as Prometheus), by the monotonicity rule of the server's version (Debian's 2.42: the running maximum).
+    return hq.entry_quantile(q, entry, legacy=prometheus_rules.rules_for(VERSION)["quantile"] == "running-max")["value"]
 
 
 def same(a, b):

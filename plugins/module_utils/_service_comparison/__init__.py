@@ -12,6 +12,7 @@ Import the submodules explicitly; this file holds only this map.
 - ``load``: One run of the operator's load generator: a process group on the controller, or a Job through the API; nothing left running.
 - ``objectives``: The operator's service objectives, checked against the comparison's table (pure).
 - ``quantile``: PromQL's ``histogram_quantile`` on classic histogram buckets, computed locally (pure).
+- ``prometheus_rules``: Which of Prometheus' rules a server of a given version computes by (pure): each read from Prometheus' source at its tags.
 - ``query``: A measured window read from the operator's Prometheus server over its HTTP API (controller side).
 - ``runs``: The load runs of a service comparison: the interleaved plan, the commands it renders, and the run record (pure).
 - ``specs``: The service_load and service_window actions' argument specs, declared once: each action and module file import them.

@@ -36,7 +36,7 @@ except ImportError:  # pragma: no cover - the kubernetes client requires urllib3
     HAS_URLLIB3 = False
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.errors import ServiceComparisonError
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison import specs
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison import prometheus_rules, specs
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.quantile import parse_le
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.window import aggregate, metric_names, rate_of
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import transport, urls
@@ -154,7 +154,7 @@ def _key(metric, drop=("le", "__name__")):
 
 
 def server_version(url, **request):
-    """(version text or None, rules: "2.x", "3.x" or "unknown") from ``/api/v1/status/buildinfo`` (no answer: unknown)."""
+    """The server's version text from ``/api/v1/status/buildinfo``, or None (no answer, or not Prometheus' shape)."""
     target = "%s/api/v1/status/buildinfo" % url.rstrip("/")
     masked = urls.mask_url(url)
     what = {"late": "Prometheus at %s: no whole build information" % masked, "down": "Prometheus at %s did not answer" % masked,
@@ -165,10 +165,7 @@ def server_version(url, **request):
         version = json.loads(body.decode("utf-8"))["data"]["version"] if 200 <= status <= 299 else None
     except (ValueError, KeyError, TypeError):
         version = None
-    if not isinstance(version, str):
-        return None, "unknown"
-    major = version.lstrip("v").split(".", 1)[0]
-    return version, ("2.x" if major in ("0", "1", "2") else "3.x" if major.isdigit() else "unknown")
+    return version if isinstance(version, str) else None
 
 
 def _bucket_series(items, field, series):
@@ -211,18 +208,20 @@ def _histogram(ask, name, match, span, window_ms, rules):
     for entry in series.values():
         if set(entry["rates"]) != set(entry["buckets"]):
             entry.pop("rates")
-    entry = aggregate(name, "histogram", series, kahan=rules == "3.x")
-    entry["prometheus_rules"] = rules
+    entry = aggregate(name, "histogram", series, kahan=rules["sum"] == "kahan")
+    entry.update(prometheus_rules=rules["major"], quantile_rule=rules["quantile"])
     return entry
 
 
 def query_window(url, start, end, mapping=None, match=None, **request):
-    """{"source": "prometheus", "start", "end", "duration", "range", "prometheus_version", "prometheus_rules", "metrics"} for ``[start, end]``.
+    """{"source": "prometheus", "start", "end", "duration", "range", "prometheus_version", "prometheus_rules", "rules", "metrics"} for ``[start, end]``.
 
     ``request``: ``timeout`` (the deadline of each query), ``max_bytes`` (of each answer), ``headers`` (for example
     Authorization), ``pool`` (a `new_pool`; one is made, and used for every query of the window, when absent).
-    The server's version (``/api/v1/status/buildinfo``) decides its rules: 3.x leaves the sample at the range's start out
-    (a range of ``[w]`` sees the samples in ``(start, end]``) and sums with Kahan-Neumaier; 2.x keeps it (``[start, end]``).
+    The server's version (``/api/v1/status/buildinfo``) decides its rules (`prometheus_rules.rules_for`, ``rules``; its major
+    version is ``prometheus_rules``): the sum of series (a running sum to 2.53, Kahan-Neumaier from 2.54), the quantile's repair
+    (``quantile_rule`` of each histogram: raise to the running maximum to 2.48, small deltas first from 2.49) and the range
+    (3.x leaves the sample at the range's start out: ``[w]`` sees ``(start, end]``; 2.x ``[start, end]``).
     """
     start, end = float(start), float(end)
     window_ms = int(round((end - start) * 1000))
@@ -231,7 +230,8 @@ def query_window(url, start, end, mapping=None, match=None, **request):
     span = "[%dms]" % window_ms
     if request.get("pool") is None:
         request["pool"] = new_pool(url)
-    version, rules = server_version(url, **request)
+    version = server_version(url, **request)
+    rules = prometheus_rules.rules_for(version)
 
     def ask(expression):
         return instant_query(url, expression, end, **request)
@@ -252,11 +252,11 @@ def query_window(url, start, end, mapping=None, match=None, **request):
                 raise ServiceComparisonError(
                     "Prometheus %s has fewer than two samples of %s in the window's range %s ending at %s%s: widen the window or "
                     "scrape more often" % (version or "(version unknown)", name, span, end,
-                                           " (3.x leaves the sample at the range's start out)" if rules == "3.x" else ""))
+                                           " (3.x leaves the sample at the range's start out)" if rules["range"] == "left-open" else ""))
             metrics[key] = aggregate(name, None, {})
             continue
         resets = {_key(item["metric"]) for item in ask("resets(%s%s)" % (_selector(name, match), span)) if float(item["value"][1]) > 0}
         metrics[key] = aggregate(name, "counter", {_key(item["metric"]): {"value": float(item["value"][1]), "reset": _key(item["metric"]) in resets}
                                                    for item in increases})
     return {"source": "prometheus", "start": start, "end": end, "duration": end - start, "range": span.strip("[]"),
-            "prometheus_version": version, "prometheus_rules": rules, "metrics": metrics}
+            "prometheus_version": version, "prometheus_rules": rules["major"], "rules": rules, "metrics": metrics}

@@ -65,6 +65,6 @@ def window_quantiles(entry, quantiles):
     """{label: value} of one window's histogram entry (`service_window.aggregate`), None where Prometheus would say NaN."""
     out = {}
     for q in quantiles:
-        value = entry_quantile(q, entry, legacy=entry.get("prometheus_rules") == "2.x")["value"]
+        value = entry_quantile(q, entry, legacy=entry.get("quantile_rule") == "running-max")["value"]
         out[quantile_label(q)] = None if math.isnan(value) else value
     return out

@@ -6,11 +6,33 @@
 - `extrapolated_rate`: promql/functions.go extrapolatedRate for floats (2.42's order, 3.x's: the zero clamp after the cap);
 - `prom_sum`: aggregation sum (2.x running sum, 3.x Kahan-Neumaier);
 - `histogram_quantile_of_rate`: histogram_quantile(q, sum by (le) (rate(x_bucket[r]))) at t.
+
+``version`` is "2" (2.42.0's rules), "3" (3.0.0's) or a tag of `TAGS`: the rules read in that tag's source, one by one.
 """
 
 import math
 
 HEXDIGITS = "0123456789abcdef"
+# Per tag, which rule ("2": as in 2.42.0, "3": as in 3.0.0) its source has: promql/quantile.go (ensureMonotonic or
+# ensureMonotonicAndIgnoreSmallDeltas), promql/engine.go (sum with or without kahanSumInc; matrixIterSlice T >= mint or
+# T > mint), promql/functions.go (extrapolatedRate: the zero clamp before or after the cap at half an interval).
+TAGS = {
+    "2.42.0": {"quantile": "2", "sum": "2", "range": "2", "extrapolation": "2"},
+    "2.48.1": {"quantile": "2", "sum": "2", "range": "2", "extrapolation": "2"},
+    "2.49.0": {"quantile": "3", "sum": "2", "range": "2", "extrapolation": "2"},
+    "2.50.1": {"quantile": "3", "sum": "2", "range": "2", "extrapolation": "2"},
+    "2.51.0": {"quantile": "3", "sum": "2", "range": "2", "extrapolation": "3"},
+    "2.53.0": {"quantile": "3", "sum": "2", "range": "2", "extrapolation": "3"},
+    "2.54.0": {"quantile": "3", "sum": "3", "range": "2", "extrapolation": "3"},
+    "2.55.1": {"quantile": "3", "sum": "3", "range": "2", "extrapolation": "3"},
+    "3.0.0": {"quantile": "3", "sum": "3", "range": "3", "extrapolation": "3"},
+    "3.14.0": {"quantile": "3", "sum": "3", "range": "3", "extrapolation": "3"},
+}
+
+
+def rule(version, name):
+    """"2" or "3": which rule ``name`` a server of ``version`` ("2", "3" or a tag of `TAGS`) follows."""
+    return TAGS[version][name] if version in TAGS else version
 
 
 def _digits(text, index, hexa):
@@ -97,7 +119,7 @@ def bucket_quantile(q, buckets, version="3"):
         else:
             merged[-1][1] += b[1]
     bs = merged
-    if version == "2":
+    if rule(version, "quantile") == "2":
         top = -math.inf
         for b in bs:
             if b[1] > top:
@@ -145,7 +167,7 @@ def bucket_quantile(q, buckets, version="3"):
 
 def select_range(samples, t_ms, range_ms, version):
     low = t_ms - range_ms
-    return [(ts, v) for ts, v in samples if (ts >= low if version == "2" else ts > low) and ts <= t_ms]
+    return [(ts, v) for ts, v in samples if (ts >= low if rule(version, "range") == "2" else ts > low) and ts <= t_ms]
 
 
 def _seconds(range_ms):
@@ -169,7 +191,7 @@ def extrapolated_rate(points, t_ms, range_ms, is_rate, version):
     sampled = float(points[-1][0] - points[0][0]) / 1000
     average = sampled / float(len(points) - 1)
     threshold = average * 1.1
-    if version == "2":
+    if rule(version, "extrapolation") == "2":
         if result > 0 and points[0][1] >= 0:
             to_zero = sampled * (points[0][1] / result)
             if to_zero < to_start:
@@ -198,7 +220,7 @@ def prom_sum(values, version):
     for v in values:
         if total is None:
             total = v
-        elif version == "2":
+        elif rule(version, "sum") == "2":
             total += v
         else:
             t = total + v
@@ -209,7 +231,7 @@ def prom_sum(values, version):
             else:
                 c += (v - t) + total
             total = t
-    return total if version == "2" else total + c
+    return total if rule(version, "sum") == "2" else total + c
 
 
 def histogram_quantile_of_rate(q, series, t_ms, range_ms, version):

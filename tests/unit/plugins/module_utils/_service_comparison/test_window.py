@@ -184,10 +184,12 @@ def test_query_window_reads_increases_over_the_exact_range(serve):
     assert result["start"] == 100.0 and result["end"] == 160.0 and result["duration"] == 60.0
     assert result["metrics"]["ttft"] == {"name": NAME, "type": "histogram", "buckets": [["0.1", 3.0], ["0.5", 6.0], ["+Inf", 8.0]],
                                          "count": 8.0, "sum": 4.0, "series": 1, "reset": True, "created_restart": False,
-                                         "prometheus_rules": "unknown"}
+                                         "prometheus_rules": "unknown", "quantile_rule": None}
     assert result["metrics"]["requests"] == {"name": "vllm:request_success_total", "type": "counter", "total": 6.0, "series": 1, "reset": False,
                                              "created_restart": False, "by": [{"labels": {"finished_reason": "stop"}, "increase": 6.0}]}
     assert result["prometheus_version"] is None and result["prometheus_rules"] == "unknown"
+    assert result["rules"] == {"version": None, "checked": False, "major": "unknown", "quantile": None, "sum": None, "range": None,
+                               "le": None, "extrapolation": None}
     assert result["metrics"]["prefix_cache_hits"] == {"name": "vllm:prefix_cache_hits_total", "type": "summary"}
     assert result["metrics"]["itl"] == {"name": "vllm:inter_token_latency_seconds", "type": None}
     queries = asked(server)
