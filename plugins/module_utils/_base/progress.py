@@ -2,22 +2,42 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The progress lines long waits print while they run, and the one way they are sent.
 
-Public: `say`, `seconds`, `names`, `drain_line`, `verify_line`.
+Public: `say`, `Pace`, `EVERY_S`, `seconds`, `names`, `drain_line`, `verify_line`.
 
 ``display`` is any callable taking one line (the action plugins pass Ansible's ``Display().display``,
 tests a list's ``append``); None prints nothing. Every line starts with the step and the node, so
-lines of parallel hosts stay readable.
+lines of parallel hosts stay readable. A wait that polls every few seconds sends its lines through a
+`Pace`: one line when what it reports changes, otherwise one every `EVERY_S` seconds.
 """
 
 from __future__ import annotations
 
 NAMES_SHOWN = 5
+EVERY_S = 10
 
 
 def say(display, line):
     """Send ``line`` to ``display`` (a callable, or None for silence)."""
     if display is not None:
         display(line)
+
+
+class Pace:  # pylint: disable=too-few-public-methods
+    """A wait's lines: ``line`` goes to ``display`` when ``state`` differs from the last line's, or ``every`` seconds after it.
+
+    ``clock`` is the wait's own (seconds, monotonic), so tests run without waiting.
+    """
+
+    def __init__(self, display, clock, every=EVERY_S):
+        self.display, self.clock, self.every = display, clock, every
+        self.last = None  # (state, clock) of the last line sent
+
+    def say(self, state, line):
+        """Send ``line`` if ``state`` changed or ``every`` seconds passed since the last line sent."""
+        now = self.clock()
+        if self.last is None or self.last[0] != state or now - self.last[1] >= self.every:
+            self.last = (state, now)
+            say(self.display, line)
 
 
 def seconds(value):

@@ -70,6 +70,7 @@ def verify(api, name, expect, timeout=180, stable_s=20, poll=2, display=None, cl
         raise configz.ConfigzError("expect must be a dict of KubeletConfiguration fields, not %s" % type(expect).__name__)
     started = clock()
     streak = None
+    pace = progress.Pace(display, clock)  # a line per change of state, else one every 10 s
     while True:
         seen = observe(api, name)
         now = clock()
@@ -87,10 +88,10 @@ def verify(api, name, expect, timeout=180, stable_s=20, poll=2, display=None, cl
                               ready=False, healthz=seen["healthz"], node_state=seen["ready"], configz={}, mismatches=[],
                               ready_since=None, waited_s=round(waited, 1))
         if streak is not None:
-            state = "Ready for %s of %s stable window" % (progress.seconds(now - streak[0]), progress.seconds(stable_s))
+            state, key = "Ready for %s of %s stable window" % (progress.seconds(now - streak[0]), progress.seconds(stable_s)), streak
         else:
-            state = _state(seen)
-        progress.say(display, progress.verify_line(name, state, waited, timeout))
+            state = key = _state(seen)
+        pace.say(key, progress.verify_line(name, state, waited, timeout))
         sleep(max(0, min(poll, timeout - waited)))
     config = configz.parse(api.node_proxy_get(name, "configz"), name)
     mismatches = configz.compare(expect, config)
