@@ -19,6 +19,9 @@ description:
     (C(allowed)); GPUs and NICs with their NUMA locality and where each value came from.
   - GPUs come from NVML, then C(nvidia-smi), else sysfs PCI display devices of a GPU vendor or 3D controllers,
     as O(gpu_source) says.
+  - PCI devices bound to C(amdgpu) are GPUs whatever their PCI class (Instinct MI300 parts are class 0x1200), each with an
+    C(amd) section from sysfs and the KFD topology (C(/sys/class/kfd/kfd/topology)) and a C(findings) list; with
+    O(gpu_source=auto) C(amd-smi), else C(rocm-smi), is asked too and its values kept beside sysfs's, never over them.
     A PCI C(numa_node) of C(-1) means unknown, never node 0; it is reported as null with a warning.
   - Unknown values are null and every problem found is returned as a warning, never a guess.
   - Disallowed CPUs (outside the cgroup) stay in C(cpus.online), as the kubelet sees the whole host;
@@ -38,10 +41,13 @@ options:
   gpu_source:
     description:
       - Where GPU identities come from.
-      - V(auto) tries NVML, then C(nvidia-smi), and falls back to sysfs when neither is available.
+      - V(auto) tries NVML, then C(nvidia-smi), and falls back to sysfs when neither is available; for AMD GPUs it runs
+        C(amd-smi static) and C(amd-smi list) (with C(--json), else without), or where C(amd-smi) is not installed
+        C(rocm-smi --showhw), C(--showbus) and C(--showtopo). Every other choice runs no AMD tool.
       - V(nvml) and V(nvidia-smi) use only that tool, falling back to sysfs with a warning when it is missing.
       - V(sysfs) lists PCI display devices (class 0x03) from a GPU vendor (NVIDIA 0x10de, AMD 0x1002) and 3D controllers
         (class 0x0302) from any vendor, by address; other display devices, such as a BMC's VGA, are left out with a warning.
+        Devices bound to C(amdgpu) are GPUs with every choice but V(none).
         V(none) reports no GPUs.
     type: str
     default: auto
@@ -107,6 +113,10 @@ ansible_facts:
       description:
         - Facts schema version 1 (described in the collection's C(docs/facts.md)), plus C(allowed) and C(warnings).
         - CPU sets are canonical Linux cpulists (V(0-3,8)); PCI addresses are C(dddd:bb:dd.f).
+        - An AMD GPU (bound to C(amdgpu)) also has C(amd) (KFD node, C(unique_id), XGMI C(hive_id), C(compute_partition) and
+          C(memory_partition) from sysfs, its C(partitions) (KFD nodes), C(links) to CPU nodes and GPUs from KFD C(io_links), the
+          C(driver) (C(version) from C(/sys/module/amdgpu/version), else C(in_kernel) with version null), and C(tool), what C(amd-smi)
+          or C(rocm-smi) said) and C(findings), each a disagreement between sources, also in C(warnings).
       returned: success
       type: dict
       sample:
@@ -126,6 +136,17 @@ ansible_facts:
              name: NVIDIA H200, vendor: nvidia, source: nvidia-smi, numa_node: 0, numa_source: nvidia-smi,
              sysfs_numa_node: null, local_cpus: "0-15",
              vendor_affinity: {source: nvidia-smi, numa_node: 0, cpus: "0-15"}}
+          - {index: 1, uuid: 19ff740f-0000-1000-8001-ead3a2ecd4a6, pci_address: "0000:63:00.0", name: AMD Instinct MI210, vendor: amd,
+             source: sysfs, numa_node: 0, numa_source: sysfs, sysfs_numa_node: 0, local_cpus: "0-63",
+             vendor_affinity: {source: amd-smi, numa_node: 0, cpus: "0-63"},
+             amd: {pci_class: "0x038000", driver: {name: amdgpu, version: 6.19.4, in_kernel: false, source: sys/module/amdgpu/version},
+                   kfd_node: 2, unique_id: "1801979520617338022", hive_id: "12609507387757274807", device_id: "0x740f",
+                   kfd_cpu_node: 0, compute_partition: null, memory_partition: null,
+                   partitions: [{id: 0, kfd_node: 2, render_minor: 128, gpu_id: null}],
+                   links: [{to: cpu, node: 0, type: pcie, weight: 20}, {to: gpu, pci_address: "0000:03:00.0", type: xgmi, weight: 15}],
+                   tool: {source: amd-smi, gpus: [0], numa_node: 0, cpus: "0-63", uuid: null, name: AMD Instinct MI210,
+                          compute_partition: null, memory_partition: null, driver_version: 6.19.4}},
+             findings: []}
         nics:
           - {name: eth0, pci_address: "0000:00:03.0", driver: virtio-pci, numa_node: 0,
              numa_source: single-node, sysfs_numa_node: null, local_cpus: "0-15",

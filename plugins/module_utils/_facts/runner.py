@@ -16,17 +16,29 @@ tests pass `RecordedRunner` with outputs recorded on real machines.
 from __future__ import annotations
 
 
+# ROCm installs amd-smi and rocm-smi under /opt/rocm/bin, which is often not on PATH.
+_OPT_DIRS = {"amd-smi": ["/opt/rocm/bin"], "rocm-smi": ["/opt/rocm/bin"]}
+
+
 class ModuleRunner:
-    """Runs commands through an AnsibleModule, without a shell."""
+    """Runs commands through an AnsibleModule, without a shell; a ROCm tool is run from where `find` found it."""
 
     def __init__(self, module):
         self._module = module
+        self._found = {}
 
     def find(self, name):
-        return self._module.get_bin_path(name, required=False)
+        if name not in _OPT_DIRS:
+            return self._module.get_bin_path(name, required=False)
+        path = self._module.get_bin_path(name, required=False, opt_dirs=_OPT_DIRS[name])
+        if path:
+            self._found[name] = path
+        return path
 
     def run(self, argv):
-        rc, out, err = self._module.run_command(list(argv), use_unsafe_shell=False)
+        argv = list(argv)
+        argv[0] = self._found.get(argv[0], argv[0])  # only the ROCm tools, found maybe off PATH
+        rc, out, err = self._module.run_command(argv, use_unsafe_shell=False)
         return rc, out, err
 
 

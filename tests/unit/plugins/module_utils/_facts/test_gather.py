@@ -704,3 +704,34 @@ def test_machine_memory_unknown_without_proc_meminfo():
     facts = gather(os.path.join(shared_paths.HWLOC, "16em64t-4s2c2t"), gpu_source="none")
     assert facts["memory_bytes"] is None
     assert any(w.endswith("16em64t-4s2c2t/proc/meminfo: missing; memory_bytes unknown") for w in facts["warnings"])
+
+
+class _Module:
+    """What ModuleRunner uses of an AnsibleModule (get_bin_path, run_command), recording each call."""
+
+    def __init__(self, found):
+        self.found, self.calls = found, []
+
+    def get_bin_path(self, name, required=False, **kwargs):
+        self.calls.append(("get_bin_path", name, required, kwargs))
+        return self.found.get(name)
+
+    def run_command(self, argv, use_unsafe_shell=False):
+        self.calls.append(("run_command", argv, use_unsafe_shell))
+        return 0, "out", ""
+
+
+def test_module_runner_finds_rocm_tools_under_opt_rocm_and_runs_them_from_there():
+    from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts.runner import ModuleRunner  # pylint: disable=import-outside-toplevel
+    module = _Module({"amd-smi": "/opt/rocm/bin/amd-smi", "nvidia-smi": "/usr/bin/nvidia-smi"})
+    runner = ModuleRunner(module)
+    assert runner.find("amd-smi") == "/opt/rocm/bin/amd-smi"
+    assert runner.find("nvidia-smi") == "/usr/bin/nvidia-smi"
+    assert runner.run(("amd-smi", "static", "--json")) == (0, "out", "")
+    assert runner.run(("nvidia-smi", "-L")) == (0, "out", "")
+    assert module.calls == [
+        ("get_bin_path", "amd-smi", False, {"opt_dirs": ["/opt/rocm/bin"]}),
+        ("get_bin_path", "nvidia-smi", False, {}),
+        ("run_command", ["/opt/rocm/bin/amd-smi", "static", "--json"], False),
+        ("run_command", ["nvidia-smi", "-L"], False),
+    ]
