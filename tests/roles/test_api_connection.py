@@ -106,7 +106,7 @@ def test_the_api_roles_set_module_defaults():
     talking = [role for role in ROLES if any(
         (_action(task) or "") in api or (_action(task) or "").startswith("kubernetes.core.")
         for entry in _entry_points(role) for task, _where in _tasks(role, entry))]
-    assert talking == ["canary", "evidence", "kubelet_transition", "rehearsal", "service_comparison"]
+    assert talking == ["acceptance_record", "canary", "evidence", "kubelet_transition", "rehearsal", "service_comparison"]
 
 
 PLAY = """- hosts: localhost
