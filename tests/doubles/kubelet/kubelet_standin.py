@@ -113,6 +113,15 @@ Each behaviour, and the kubelet source it copies (kubernetes/kubernetes, read at
   "kubelet.config.k8s.io/v1beta1"}}`, component-base/configz), `/metrics` (a few Prometheus text
   lines: kubelet_cpu_manager_pinning_requests_total, kubelet_memory_manager_pinning_requests_total,
   resource_manager_container_assignments), `/pods`.
+- Device plugins (`--device-plugins`, a stand-in flag): a registration is a file
+  `<root-dir>/device-plugins/<name>.json` (`{"resourceName": "nvidia.com/gpu", "devices": 8}`) that a
+  device plugin stand-in writes once `kubelet.sock` is there. At start every other file of that folder
+  is removed and `kubelet.sock` made again, the plugins' signal to register again
+  (pkg/kubelet/cm/devicemanager/plugin/v1beta1/server.go Start, "Removes all stale sockets");
+  the registered resources are kept in `kubelet_internal_checkpoint` (RegisteredDevices), so a resource
+  whose plugin has not registered since the start shows its checkpointed count as capacity and 0 as
+  allocatable (manager.go GetCapacity: devices of a plugin not registered are not healthy;
+  pkg/kubelet/nodestatus/setters.go MachineInfo puts capacity and allocatable in the Node's status).
 - Node registration with `--api-server` (plain HTTP, urllib): POST /api/v1/nodes, on 409 a
   status patch; Ready=True heartbeat every 2 s (PATCH /api/v1/nodes/<name>/status,
   strategic-merge-patch, merge-patch when refused); on SIGTERM Ready=Unknown with the node
@@ -1269,6 +1278,48 @@ def log(severity, message, **kv):
     sys.stderr.flush()
 
 
+DEVICE_PLUGINS = "device-plugins"
+DEVICE_CHECKPOINT = "kubelet_internal_checkpoint"
+
+
+def clear_device_plugins(root):
+    """server.go Start: every file of the socket folder but the checkpoint removed, then kubelet.sock made."""
+    folder = os.path.join(root, DEVICE_PLUGINS)
+    os.makedirs(folder, exist_ok=True)
+    for name in os.listdir(folder):
+        path = os.path.join(folder, name)
+        if name != DEVICE_CHECKPOINT and os.path.isfile(path):
+            os.remove(path)
+    with open(os.path.join(folder, "kubelet.sock"), "w", encoding="utf-8"):
+        pass
+
+
+def device_plugin_resources(root):
+    """{resource: (capacity, allocatable)}: registered plugins' devices, and the checkpoint's resources not registered again at 0."""
+    folder = os.path.join(root, DEVICE_PLUGINS)
+    registered = {}
+    for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
+        if not name.endswith(".json"):
+            continue
+        try:
+            with open(os.path.join(folder, name), encoding="utf-8") as stream:
+                entry = json.load(stream)
+            registered[str(entry["resourceName"])] = int(entry["devices"])
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+    path = os.path.join(folder, DEVICE_CHECKPOINT)
+    try:
+        with open(path, encoding="utf-8") as stream:
+            kept = {k: len(v) for k, v in json.load(stream)["Data"]["RegisteredDevices"].items()}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        kept = {}
+    if registered and any(kept.get(k) != v for k, v in registered.items()):
+        kept.update(registered)
+        devices = {k: ["%s-%d" % (k.split("/")[-1], i) for i in range(n)] for k, n in sorted(kept.items())}
+        write_atomic(path, json.dumps({"Data": {"PodDeviceEntries": None, "RegisteredDevices": devices}, "Checksum": 0}).encode())
+    return {k: (n, registered.get(k, 0)) for k, n in sorted(kept.items())}
+
+
 class Kubelet(object):
     """The running stand-in: config, managers, servers, heartbeat."""
 
@@ -1374,6 +1425,9 @@ class Kubelet(object):
         allocatable = dict(capacity)
         if self.cpu.policy == "static":
             allocatable["cpu"] = str(cpus - len(self.cpu.reserved))
+        if self.args.device_plugins:
+            for name, (count, healthy) in device_plugin_resources(self.args.root_dir).items():
+                capacity[name], allocatable[name] = str(count), str(healthy)
         return {
             "capacity": capacity, "allocatable": allocatable, "conditions": [cond],
             "addresses": [{"type": "InternalIP", "address": self.args.node_ip}, {"type": "Hostname", "address": self.node_name}],
@@ -1461,6 +1515,8 @@ class Kubelet(object):
     def run(self):
         with self.lock:
             self.admitted = sync_pods(self.cpu, self.memory, self.machine, read_pods(self.args.root_dir), self.admitted)
+        if self.args.device_plugins:
+            clear_device_plugins(self.args.root_dir)
         signal.signal(signal.SIGTERM, lambda *_: self.stop.set())
         signal.signal(signal.SIGINT, lambda *_: self.stop.set())
         # The socket before /healthz: whoever sees the stand-in healthy can read PodResources.
@@ -1510,6 +1566,7 @@ def parse_args(argv):
     parser.add_argument("--node-labels", default="")
     parser.add_argument("--admit-api-pods", action="store_true")
     parser.add_argument("--bind-pods", action="store_true")
+    parser.add_argument("--device-plugins", action="store_true")
     parser.add_argument("--version", nargs="?", const="true")
     args, unknown = parser.parse_known_args(argv)
     return args, unknown
