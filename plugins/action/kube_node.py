@@ -50,7 +50,8 @@ class ActionModule(ActionBase):
             if journal:
                 recorded.update(self._recorded(journal, step_journal.controller_events(journal, args["state"]), task_vars))
             api = kube_api.connect(settings=settings, timeout=args["request_timeout"])
-            return kube_node.apply(api, args["node"], args["state"], options, check_mode=bool(self._task.check_mode), display=display.display)
+            return kube_node.apply(api, args["node"], args["state"], options, check_mode=bool(self._task.check_mode), display=display.display,
+                                   admission=args["admission"] if args["state"] == "drainable" else None)
 
         result.update(outcome(body, node=args["node"], state=args["state"]))
         if journal and not result.get("failed"):

@@ -23,7 +23,7 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.api
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base.errors import NumaGateError
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kubelet.config import secrets
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import decision
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.api import ready
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.api import came_back, ready
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api.outcome import outcome
 from ansible_collections.gpusmith.numa_gate.plugins.plugin_utils.api_action import NodeApiAction
 
@@ -41,8 +41,13 @@ class ActionModule(NodeApiAction):
                                 % (args["timeout"], args["stable_s"], args["poll"]))
 
     def ask(self, api, args, checked):
-        return dict(ready.verify(api, args["node"], args["expect"], timeout=args["timeout"], stable_s=args["stable_s"],
-                                 poll=args["poll"], display=Display().display), changed=False)
+        display = Display().display
+        found = ready.verify(api, args["node"], args["expect"], timeout=args["timeout"], stable_s=args["stable_s"], poll=args["poll"],
+                             display=display)
+        if args["stayed"] is not None:
+            # The pods that stayed through the restart, once the kubelet is up: a verify that fails here restores the node.
+            found.update(came_back.check(api, args["node"], args["stayed"], timeout=args["timeout"], poll=args["poll"], display=display))
+        return dict(found, changed=False)
 
     def answer(self, args):
         decide = args["decide"]

@@ -39,7 +39,8 @@ description:
     same options), sends a server-side dry run of each eviction (C(dryRun=All), as C(kubectl drain --dry-run=server) sends it), and
     adds the node's pods up per PodDisruptionBudget against its C(disruptionsAllowed), since the API server judges each
     dry-run eviction alone and records nothing. A pod that cannot leave now fails the task naming the pod, the budget and
-    the disruptions it allows; no PATCH is sent.
+    the disruptions it allows; no PATCH is sent. More pods under a budget than it allows, when it allows at least one, is
+    no refusal, since the drain evicts them one by one as their replacements become healthy elsewhere (RV(budget_waits)).
   - Idempotent. A cordoned node reports no change for O(state=cordoned); a cordoned node with nothing left to
     evict reports no change for O(state=drained); O(state=uncordoned) changes only an unschedulable node.
 options:
@@ -90,10 +91,48 @@ options:
         C(--disable-eviction)). Use with care.
     type: bool
     default: false
+  admission:
+    description:
+      - With O(state=drainable), also predict whether the target policy admits the pods that stay on the node through the
+        kubelet's restart (DaemonSet, mirror and every other pod the drain leaves). A Guaranteed pod's integer CPU requests
+        become exclusive under the C(static) CPU manager, and under C(single-numa-node) each pod (scope C(pod)) or container
+        must fit on one NUMA node against the planned allocatable (its CPUs less C(reservedSystemCPUs), its memory less
+        C(reservedMemory)); every staying pod's CPU requests together against the planned allocatable CPUs (C(OutOfcpu)).
+      - A predicted rejection fails the task before any dry run is sent, naming the pod and why, unless O(admission.allow)
+        names it. The result then also carries what the verification after the start compares (RV(staying),
+        RV(extended_resources), RV(failed_before)).
+    type: dict
+    suboptions:
+      config:
+        description: The target's effective KubeletConfiguration (C(cpuManagerPolicy), C(memoryManagerPolicy),
+          C(topologyManagerPolicy), C(topologyManagerScope), C(reservedSystemCPUs), C(reservedMemory)).
+        type: dict
+        required: true
+      numa_nodes:
+        description: The node's NUMA nodes as the topology facts give them (C(id), C(cpus), C(memory_bytes)).
+        type: list
+        elements: dict
+        required: true
+      allow:
+        description: Pods a predicted rejection does not refuse, each C(namespace/pod) or C(namespace/owner) (the controller's name).
+        type: list
+        elements: str
+        default: []
+      device_access_override:
+        description:
+          - With a C(static) target CPU manager, the node's NVIDIA device plugin pod is read (its flags, environment and
+            C(privileged)); unless every device-list strategy is CDI or C(PASS_DEVICE_SPECS) is true on a privileged
+            container, GPU containers would lose device access, and the task fails naming the setting to change. A setting
+            left to the plugin's config file is unknown and refused the same way; a node with C(nvidia.com/gpu) but no
+            plugin pod found too.
+          - V(true) makes that refusal a warning.
+        type: bool
+        default: false
 attributes:
   check_mode:
     support: full
-    description: Sends no write request; reports whether it would cordon and which pods it would evict.
+    description: Sends no write request, not even the dry-run evictions of O(state=drainable) (a budget that allows no
+      disruption is read from its status instead); reports whether it would cordon and which pods it would evict.
   diff_mode:
     support: none
     description: Nothing to compare; no diff.
@@ -232,6 +271,46 @@ budgets:
   type: list
   elements: dict
   sample: [{budget: default/db-pdb, disruptions_allowed: 1, pods: [default/db-0, default/db-1]}]
+budget_waits:
+  description:
+    - The budgets under which the drain would evict more pods than they allow now while allowing at least one; the drain
+      evicts those pods one by one as their replacements become healthy elsewhere, within its bound.
+  returned: O(state=drainable), unless it failed
+  type: list
+  elements: str
+  sample: ["default/db-0, default/db-1 leave one by one: PodDisruptionBudget default/db-pdb allows 1 disruption and the drain would evict
+            2 of its pods; the drain waits for their replacements to be healthy elsewhere, within its bound"]
+staying:
+  description: With O(admission), the pods that stay on the node through the restart, in creation order.
+  returned: O(state=drainable) with O(admission)
+  type: list
+  elements: dict
+  sample: [{pod: kube-system/nvidia-device-plugin-x7k2p, uid: 5d1c..., owner: kube-system/nvidia-device-plugin, qos: not Guaranteed}]
+predicted_rejections:
+  description: With O(admission), the staying pods the target policy would reject, why, and whether O(admission.allow) allows it.
+  returned: O(state=drainable) with O(admission)
+  type: list
+  elements: dict
+  sample: [{pod: kube-system/burner-abc, reason: TopologyAffinityError, why: "TopologyAffinityError (...)", allowed: true}]
+extended_resources:
+  description: With O(admission), the Node's allocatable extended resources (device plugins') before the stop.
+  returned: O(state=drainable) with O(admission)
+  type: dict
+  sample: {nvidia.com/gpu: "8"}
+device_access:
+  description:
+    - With O(admission), the node's GPU device plugin as judged under the target (C(plugin), C(settings), C(safe) true, false or
+      null when there is nothing to judge, C(why)), and the node's C(container_runtime) version.
+  returned: O(state=drainable) with O(admission), unless a staying pod refused it
+  type: dict
+  sample: {plugin: "gpu-operator/nvidia-device-plugin-daemonset-7x2kq (container nvidia-device-plugin)",
+           settings: {pass_device_specs: "true", device_list_strategy: envvar, privileged: true, config_file: null},
+           safe: true, why: PASS_DEVICE_SPECS is true (PASS_DEVICE_SPECS) on a privileged container, container_runtime: containerd://2.1.4}
+failed_before:
+  description: With O(admission), the uids of the node's pods that had already failed before the stop.
+  returned: O(state=drainable) with O(admission)
+  type: list
+  elements: str
 refusals:
   description: Why the drain would not go through now, one line per pod or budget.
   returned: O(state=drainable) when it fails

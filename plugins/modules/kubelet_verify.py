@@ -96,6 +96,33 @@ options:
       config_dir:
         description: The drop-in folder the kubelet must be started with, in C(dropin) mode.
         type: str
+  stayed:
+    description:
+      - After the node is Ready with the expected configuration, also check that the pods that stayed through the restart
+        came back (P(gpusmith.numa_gate.kube_node#module) with O(gpusmith.numa_gate.kube_node#module:state=drainable) and
+        O(gpusmith.numa_gate.kube_node#module:admission) returns what to compare). The task fails at once naming each pod of
+        the node rejected at admission (C(phase) C(Failed), C(Pod was rejected) or an admission reason) that had not failed
+        before, and, after O(timeout) more seconds with progress lines, each extended resource of the Node's allocatable still
+        below its count before the stop (a device plugin that did not register again).
+    type: dict
+    suboptions:
+      extended_resources:
+        description: The Node's allocatable extended resources before the stop (C(nvidia.com/gpu) to its count).
+        type: dict
+        default: {}
+      failed_before:
+        description: The uids of the node's pods that had failed before the stop (not counted as rejected).
+        type: list
+        elements: str
+        default: []
+      gpu_pods:
+        description:
+          - The GPU pods that stayed (C(pod), C(uid), C(restarts) before the stop). Each must be Ready again within O(timeout)
+            with no container restart since the stop (a GPU container that lost its device access fails and restarts); a
+            restart fails the task at once.
+        type: list
+        elements: dict
+        default: []
 seealso:
   - module: gpusmith.numa_gate.kube_node
 notes:
@@ -126,6 +153,33 @@ EXAMPLES = r"""
 """
 
 RETURN = r"""
+rejected_pods:
+  description: With O(stayed), the node's pods rejected at admission after the start, each C(namespace/pod (reason, then the message)).
+  returned: with O(stayed)
+  type: list
+  elements: str
+  sample: ["kube-system/burner-x2 (TopologyAffinityError: Pod was rejected: Resources cannot be allocated with Topology locality)"]
+restarted_pods:
+  description: With O(stayed), the GPU pods that stayed and restarted since the stop.
+  returned: with O(stayed)
+  type: list
+  elements: str
+unready_pods:
+  description: With O(stayed), the GPU pods that stayed and were not Ready (or gone) when the check ended.
+  returned: with O(stayed)
+  type: list
+  elements: str
+lost_resources:
+  description: With O(stayed), the extended resources below their count before the stop when the check ended.
+  returned: with O(stayed)
+  type: list
+  elements: str
+  sample: ["nvidia.com/gpu: 0 (absent) of the 8 allocatable before the stop"]
+extended_resources:
+  description: With O(stayed), the Node's allocatable extended resources when the check ended.
+  returned: with O(stayed)
+  type: dict
+  sample: {nvidia.com/gpu: "8"}
 node:
   description: The node's name.
   returned: always

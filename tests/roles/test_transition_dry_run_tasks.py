@@ -123,7 +123,8 @@ def test_a_drain_that_would_go_through_hands_its_event_to_the_drain(double, tmp_
     rc, results = play(tmp_path, extra)
     assert rc == 0
     assert results["What the drain's run would record before its own start"]["msg"] == [
-        {"step": "dry_run", "event": "finished", "outcome": "ok", "changed": {"would_evict": ["default/web-1"], "budgets": []}}]
+        {"step": "dry_run", "event": "finished", "outcome": "ok",
+         "changed": {"would_evict": ["default/web-1"], "budgets": [], "budget_waits": [], "staying": []}}]
     assert [(m, p) for m, p in double.requests if m not in ("GET",)] == [("POST", "/api/v1/namespaces/default/pods/web-1/eviction")]
     assert double.pod_names("n1") == ["default/web-1"]
     assert events(state_dir) == [("decide", "finished", "ok")]

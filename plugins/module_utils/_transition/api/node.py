@@ -29,14 +29,15 @@ def options_from(args):
                               disable_eviction=args["disable_eviction"])
 
 
-def apply(api, name, state, options=drain.DEFAULT_OPTIONS, check_mode=False, display=None, clock=time.monotonic, sleep=time.sleep):
+def apply(api, name, state, options=drain.DEFAULT_OPTIONS, check_mode=False, display=None, clock=time.monotonic, sleep=time.sleep,
+          admission=None):
     """Bring node ``name`` to ``state``; the result dict (``changed``, ``was_unschedulable``, and per state
-    ``cordoned`` / ``uncordoned``, or the drain's keys, or the dry run's)."""
+    ``cordoned`` / ``uncordoned``, or the drain's keys, or the dry run's, with ``admission`` its prediction of the pods that stay)."""
     if state not in STATES:
         raise NumaGateError("state must be one of %s, not %r" % (", ".join(STATES), state))
     if state == "drainable":
-        # A dry run changes nothing, so check mode runs it as it is.
-        return dry_run.check(api, name, options)
+        # A dry run changes nothing; check mode sends not even the dry runs (the API sees only reads).
+        return dry_run.check(api, name, options, admission=admission, check_mode=check_mode)
     if state == "drained":
         return drain.drain(api, name, options, check_mode=check_mode, display=display, clock=clock, sleep=sleep)
     changed, was = cordon.set_unschedulable(api, name, state == "cordoned", check_mode=check_mode)

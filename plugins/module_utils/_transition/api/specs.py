@@ -32,6 +32,12 @@ KUBE_NODE = {
     "force": {"type": "bool", "default": False},
     "grace_period": {"type": "int"},
     "disable_eviction": {"type": "bool", "default": False},
+    "admission": {"type": "dict", "options": {
+        "config": {"type": "dict", "required": True},
+        "numa_nodes": {"type": "list", "elements": "dict", "required": True},
+        "allow": {"type": "list", "elements": "str", "default": []},
+        "device_access_override": {"type": "bool", "default": False},
+    }},
     **step_journal.CONTROLLER_ARGUMENT_SPEC,
 }
 
@@ -52,6 +58,11 @@ KUBELET_VERIFY = {
         "host": {"type": "str", "default": "the node"},
         "mode": {"type": "str", "default": "dropin", "choices": list(decision.MODES)},
         "config_dir": {"type": "str"},
+    }},
+    "stayed": {"type": "dict", "options": {
+        "extended_resources": {"type": "dict", "default": {}},
+        "failed_before": {"type": "list", "elements": "str", "default": []},
+        "gpu_pods": {"type": "list", "elements": "dict", "default": []},
     }},
 }
 
