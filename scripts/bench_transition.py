@@ -160,7 +160,7 @@ def sshd_execs(node):
     return sum(1 for line in log.splitlines() if "req exec" in line)
 
 
-def run(eph, shim_dir, playbook, ssh_inventory=None):
+def run(eph, shim_dir, playbook, ssh_inventory=None, extra_vars=()):
     log = os.path.join(shim_dir, "podman.log")
     open(log, "w", encoding="utf-8").close()
     env = tool_env(ANSIBLE_CONFIG=os.path.join(REPO, "ansible.cfg"), ANSIBLE_PIPELINING="True", MOLECULE_EPHEMERAL_DIRECTORY=eph,
@@ -170,7 +170,8 @@ def run(eph, shim_dir, playbook, ssh_inventory=None):
     inventories = ["-i", os.path.join(eph, "inventory")] + (["-i", ssh_inventory] if ssh_inventory else [])
     before = {node: sshd_execs(node) for node in NODES} if ssh_inventory else {}
     cpu, start = children_cpu(), time.monotonic()
-    done = subprocess.run([os.path.join(BIN, "ansible-playbook")] + inventories + [os.path.join(REPO, "playbooks", playbook), "-e", "numa_gate_hosts=all"],
+    done = subprocess.run([os.path.join(BIN, "ansible-playbook")] + inventories + [os.path.join(REPO, "playbooks", playbook), "-e", "numa_gate_hosts=all"]
+                          + [arg for value in extra_vars for arg in ("-e", value)],
                           cwd=REPO, env=env, capture_output=True, text=True, check=False)
     wall, cpu = time.monotonic() - start, children_cpu() - cpu
     if done.returncode != 0:
@@ -197,7 +198,10 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--connection", choices=("podman", "ssh", "both"), default="both",
                         help="how the playbooks reach the nodes: podman exec, SSH with pipelining and ControlPersist, or both (default)")
-    chosen = parser.parse_args().connection
+    parser.add_argument("-e", "--extra-vars", action="append", default=[],
+                        help="extra vars for every playbook run, as ansible-playbook takes them (for example kubelet_transition_lock=false)")
+    parsed = parser.parse_args()
+    chosen = parsed.connection
     connections = ("podman", "ssh") if chosen == "both" else (chosen,)
     podman = shutil.which("podman")
     if not podman:
@@ -216,7 +220,7 @@ def main():
         for connection in connections:
             ssh_inventory = ssh_setup(shim_dir) if connection == "ssh" else None
             for label, playbook in (("enable", "enable.yml"), ("enable again (converged)", "enable.yml"), ("rollback", "rollback.yml")):
-                wall, cpu, rows = run(eph, shim_dir, playbook, ssh_inventory)
+                wall, cpu, rows = run(eph, shim_dir, playbook, ssh_inventory, parsed.extra_vars)
                 waits = sum(r["waits"] for r in rows.values()) / len(NODES)
                 plumbing = sum(r["plumbing"] for r in rows.values()) / len(NODES)
                 lines.append("| %s | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %s | %s | %s |" % (
