@@ -9,7 +9,7 @@ Import the submodules explicitly; this file holds only this map.
 - ``podresources/``: The kubelet's PodResources API v1: the proto, its descriptor set, the messages built from it, a reader, allocations.
 - ``reconcile/``: What the kubelet said against what the kernel shows and the oracle expects: devices mapped, findings (pure).
 - ``canary``: The allocation canary: its manifest, its Guaranteed QoS check, and its admission read by layer (pure).
-- ``canary_wait``: Controller side: the bounded wait for the canary's pods to be admitted or refused, with progress lines.
+- ``canary_wait``: Controller side: wait, within a bound, for the canary's pods to be admitted, or refused at a layer, with progress lines.
 - ``effect``: Whether the pod-level resource managers took effect for the canary's pods (pure).
 - ``compose``: The placement_evidence fact: every source's evidence for one node, composed from the role's task results (pure).
 - ``inputs``: The shapes of what the evidence filters are given, checked before anything is read from them.
@@ -19,5 +19,5 @@ Import the submodules explicitly; this file holds only this map.
 - ``nodefs``: Reading node files for the evidence step: inside a root, bounded, never blocking.
 - ``slack``: Reservation slack as the collection defines it: reserved capacity minus average use, units kept.
 - ``sources``: The evidence sources: what the verify step reads for one node, and where each value goes in the record (pure).
-- ``specs``: The kubelet_metrics_info and canary_wait actions' argument specs, declared once: each action and its module file import it.
+- ``specs``: The kubelet_metrics_info and canary_wait actions' argument specs, declared once: each action and its module file import them.
 """
