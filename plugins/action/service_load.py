@@ -84,7 +84,8 @@ def _run_load(args, connect):
     client = None if result.get("stopped") else service_load.read_result(args["result_file"], args["max_result_bytes"])
     return dict(what, changed=False, outcome=outcome_text, client=client,
                 result_file=args["result_file"] if client is not None else None,
-                **{key: result[key] for key in ("start", "end", "exit_status", "stopped", "stdout_tail", "stderr_tail") if key in result})
+                **{key: result[key] for key in ("start", "end", "exit_status", "stopped", "stdout_tail", "stderr_tail", "contained", "left")
+                   if key in result})
 
 
 class ActionModule(ControllerAction):

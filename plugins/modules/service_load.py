@@ -17,9 +17,11 @@ description:
   - Runs on the controller (an action plugin). One run of one window of a service comparison; the role
     C(gpusmith.numa_gate.service_comparison) runs it for each window, sides interleaved, between two reads of
     M(gpusmith.numa_gate.service_window) (the collection's C(docs/service-comparison.md)).
-  - With O(argv), the command runs without a shell in its own session; when it runs past O(timeout), or past O(stop_after) (a warmup
-    of that duration - stopping it is its normal end), its process group gets SIGTERM, then SIGKILL after 5 s. When it ends by
-    itself, whatever it left in its process group is killed, so nothing keeps loading the service.
+  - With O(argv), the command runs without a shell in its own session, in a cgroup made for the run (cgroup v2), else in a pid
+    namespace (C(unshare)), so everything it starts is inside, a child that calls C(setsid) too; neither possible, it is refused
+    and nothing runs. When it runs past O(timeout), or past O(stop_after) (a warmup of that duration - stopping it is its normal
+    end), everything in it gets SIGTERM, then SIGKILL after 5 s. When it ends by itself, whatever it left is killed and the
+    cgroup removed, so nothing keeps loading the service.
   - With O(job), the Job is created through the API (the connection options, kubernetes.core's, or their C(K8S_AUTH_*) variables),
     read every O(poll) seconds until its C(Complete) or
     C(Failed) condition, and deleted with its pods (propagation C(Background)) whatever happened; a failed Job's pod log tail is read first.
@@ -135,6 +137,15 @@ stdout_tail:
   description: The last 2000 bytes of the command's standard output.
   returned: with argv
   type: str
+contained:
+  description: Where the command ran, so that all it started could be ended - C(cgroup) or C(pid namespace).
+  returned: with argv
+  type: str
+left:
+  description: The pids still in the run's cgroup after the command ended, all killed (empty in a pid namespace, whose end kills them).
+  returned: with argv
+  type: list
+  elements: int
 stderr_tail:
   description: The last 2000 bytes of its standard error (a failed Job's pod log tail).
   returned: always

@@ -7,12 +7,13 @@ Import the submodules explicitly; this file holds only this map.
 - ``pages/``: The service comparison's part of the pages: its table rows and drawings (pure).
 - ``checks``: Whether baseline and canary runs measured the same work, before any quantile is compared (pure).
 - ``compare``: Baseline against canary under the same load: comparability first, then the table and the objectives (pure).
+- ``containment``: Where a load generator runs on the controller so that everything it starts can be ended: a cgroup made for it, or a pid namespace.
 - ``errors``: The service comparison's one error.
 - ``inputs``: The shapes of what the service comparison is given, checked before anything is read from them.
-- ``load``: One run of the operator's load generator: a process group on the controller, or a Job through the API; nothing left running.
+- ``load``: One run of the operator's load generator: a command in a box of its own on the controller, or a Job through the API; nothing left running.
 - ``objectives``: The operator's service objectives, checked against the comparison's table (pure).
-- ``quantile``: PromQL's ``histogram_quantile`` on classic histogram buckets, computed locally (pure).
 - ``prometheus_rules``: Which of Prometheus' rules a server of a given version computes by (pure): each read from Prometheus' source at its tags.
+- ``quantile``: PromQL's ``histogram_quantile`` on classic histogram buckets, computed locally (pure).
 - ``query``: A measured window read from the operator's Prometheus server over its HTTP API (controller side).
 - ``runs``: The load runs of a service comparison: the interleaved plan, the commands it renders, and the run record (pure).
 - ``specs``: The service_load and service_window actions' argument specs, declared once: each action and module file import them.

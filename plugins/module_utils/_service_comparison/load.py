@@ -1,13 +1,15 @@
 # Copyright: (c) 2026, GPU Smith
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""One run of the operator's load generator: a process group on the controller, or a Job through the API; nothing left running.
+"""One run of the operator's load generator: a command in a box of its own on the controller, or a Job through the API; nothing left running.
 
 Public: `run_command`, `run_job`, `job_state`, `failure`, `check_result_file`, `read_result`, `LoadError`, `TAIL_BYTES`, `GRACE`.
 
-A command runs as an argv (no shell) in its own session, so its process group is everything it
-started: when it ran past its time (or a warmup's ``stop_after``) the group gets SIGTERM, then SIGKILL
-after `GRACE` seconds; when it ended by itself, whatever it left in the group is killed too, so no
-stray client keeps loading the service during the next window. A Job is created, read every
+A command runs as an argv (no shell) in its own session and in a box made for the run
+(`containment.open_box`: a cgroup, else a pid namespace), so the box holds everything it started, a
+child that called ``setsid()`` too: when it ran past its time (or a warmup's ``stop_after``) everything
+in the box gets SIGTERM, then SIGKILL after `GRACE` seconds; when it ended by itself, whatever it left
+in the box is killed too and the box removed, so no stray client keeps loading the service during
+the next window. The result names the box (``contained``) and the pids it still held at the end (``left``). A Job is created, read every
 ``poll`` seconds until its Complete or Failed condition (batch/v1 JobCondition), and deleted with
 its pods (propagationPolicy Background) whatever happened, after the log tail of a failed pod was
 read. The result file (``vllm bench serve --save-result`` JSON) is read bounded, as a JSON object.
@@ -25,6 +27,7 @@ import time
 import urllib.parse
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import fileio, k8s_names as _k8s_names
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison import containment
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.errors import ServiceComparisonError
 
 TAIL_BYTES = 2000
@@ -51,28 +54,38 @@ def _signal_group(pgid, signum):
         pass
 
 
-def _stop(process, grace):
-    """SIGTERM to the process group, SIGKILL after ``grace`` seconds; the leader reaped."""
+def _stop(process, box, grace):
+    """SIGTERM to the process group and everything in the box, SIGKILL to all of it after ``grace`` seconds; the leader reaped."""
     _signal_group(process.pid, signal.SIGTERM)
+    box.signal(process, signal.SIGTERM)
     try:
         process.wait(grace)
     except subprocess.TimeoutExpired:
         _signal_group(process.pid, signal.SIGKILL)
+        box.kill(process)
         process.wait()
 
 
-def run_command(argv, timeout, stop_after=None, grace=GRACE, clock=time.time):
+def run_command(argv, timeout, stop_after=None, grace=GRACE, clock=time.time, box=None):
     """Run ``argv`` until it ends, ``stop_after`` seconds (then stopped: a warmup's end) or ``timeout`` (then ``timed_out``).
 
-    {"start", "end" (``clock``), "exit_status" (negative: the signal that ended it), "stopped", "timed_out", "stdout_tail", "stderr_tail"}.
+    {"start", "end" (``clock``), "exit_status" (negative: the signal that ended it), "stopped", "timed_out", "stdout_tail", "stderr_tail",
+    "contained" (the box: cgroup or pid namespace), "left" (the pids the box still held after the run, all killed)}. ``box``: a
+    `containment` box to use (one is opened, and refused with `LoadError` before anything runs, when None).
     """
+    try:
+        box = box or containment.open_box()
+    except containment.ContainmentError as exc:
+        raise LoadError(str(exc)) from exc
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = clock()
         try:
-            process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err, start_new_session=True,  # pylint: disable=consider-using-with
-                                       close_fds=True)
-        except OSError as exc:
-            raise LoadError("cannot start the load generator %r: %s" % (argv[0], exc.strerror or exc)) from exc
+            # pylint: disable-next=consider-using-with,subprocess-popen-preexec-fn
+            process = subprocess.Popen(box.argv(argv), stdin=subprocess.DEVNULL, stdout=out, stderr=err, start_new_session=True,
+                                       close_fds=True, preexec_fn=box.enter)  # the child enters the cgroup before it execs
+        except (OSError, subprocess.SubprocessError) as exc:
+            box.close(None)
+            raise LoadError("cannot start the load generator %r: %s" % (argv[0], getattr(exc, "strerror", None) or exc)) from exc
         stopped = timed_out = False
         try:
             limit = min(stop_after, timeout) if stop_after else timeout
@@ -81,14 +94,15 @@ def run_command(argv, timeout, stop_after=None, grace=GRACE, clock=time.time):
             except subprocess.TimeoutExpired:
                 stopped = bool(stop_after) and stop_after <= timeout
                 timed_out = not stopped
-                _stop(process, grace)
+                _stop(process, box, grace)
         finally:
             if process.poll() is None:
-                _stop(process, grace)
+                _stop(process, box, grace)
             _signal_group(process.pid, signal.SIGKILL)
+            left = box.close(process)
         end = clock()
         return {"start": round(start, 3), "end": round(end, 3), "exit_status": process.returncode, "stopped": stopped,
-                "timed_out": timed_out, "stdout_tail": _tail(out), "stderr_tail": _tail(err)}
+                "timed_out": timed_out, "stdout_tail": _tail(out), "stderr_tail": _tail(err), "contained": box.kind, "left": left}
 
 
 def job_state(job):
@@ -174,7 +188,7 @@ def failure(label, what, result, timeout):
     """The message for a run that did not end well, or None: ``label`` names the run, ``what`` the argv or the Job."""
     tail = result.get("stderr_tail") or ""
     if result.get("timed_out"):
-        ended = "ran past its %s s timeout and was stopped (%s)" % (_seconds(timeout), "its process group killed" if "job_state" not in result
+        ended = "ran past its %s s timeout and was stopped (%s)" % (_seconds(timeout), "everything it started killed" if "job_state" not in result
                                                                     else "the Job deleted with its pods")
     elif "job_state" in result:
         if result["job_state"] == "complete":

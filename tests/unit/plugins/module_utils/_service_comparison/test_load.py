@@ -1,5 +1,6 @@
-"""One load run (_evidence/service_load.py) with real processes: its process group killed whatever happens, a warmup stopped at its
-duration, the timeout, a SIGTERM ignored; the Job's conditions; the failure messages and the result file, exactly."""
+"""One load run (_service_comparison/load.py) with real processes: everything it started killed whatever happens (its cgroup or
+pid namespace: a child in a session of its own too, proven gone by pid), a warmup stopped at its duration, the timeout, a SIGTERM
+ignored; the Job's conditions; the failure messages and the result file, exactly."""
 
 import json
 import os
@@ -9,9 +10,10 @@ import time
 
 import pytest
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison import load as service_load
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison import containment, load as service_load
 
 LABEL = "canary repetition 2 (window 4, the measured part)"
+SESSION_LEAVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "load_leaves_a_session.py")
 
 
 def _state(pid):
@@ -67,7 +69,7 @@ def test_past_the_timeout_the_group_is_killed_and_the_run_fails(tmp_path):
     assert (result["exit_status"], result["stopped"], result["timed_out"]) == (-9, False, True)
     assert not _running(_pid(pid_file))
     assert service_load.failure(LABEL, "argv %s" % argv, result, 0.5) == (
-        "the load generator failed for %s: ran past its 0.5 s timeout and was stopped (its process group killed); argv %s; stderr tail: slow"
+        "the load generator failed for %s: ran past its 0.5 s timeout and was stopped (everything it started killed); argv %s; stderr tail: slow"
         % (LABEL, argv))
 
 
@@ -158,3 +160,55 @@ def test_a_job_of_that_name_this_run_did_not_make_is_never_deleted():
     with pytest.raises(_HTTPError):
         service_load.run_job(api, JOB, timeout=5, sleep=lambda s: None)
     assert api.calls == [("POST", "/apis/batch/v1/namespaces/default/jobs")]
+
+
+@pytest.mark.parametrize("make", [containment.Cgroup.make, containment.PidNamespace.make], ids=["cgroup", "pid-namespace"])
+def test_a_child_in_a_session_of_its_own_is_ended_with_the_run(tmp_path, make):
+    # The load's child calls setsid(): out of the process group, still in the box; "exit status 0", and by pid nothing is left.
+    pid_file = str(tmp_path / "pid")
+    box = make()
+    result = service_load.run_command([sys.executable, SESSION_LEAVER, pid_file], timeout=30, box=box)
+    child = _pid(pid_file)
+    assert (result["exit_status"], result["stdout_tail"], result["contained"]) == (0, "left a child in its own session", box.kind)
+    assert not _running(child)
+    if box.kind == "cgroup":
+        assert result["left"] == [child] and not os.path.exists(box.path)
+    assert service_load.failure(LABEL, "argv", result, 30) is None
+
+
+def _load_cgroups():
+    """The run cgroups beside a probe's: those this collection made and did not remove."""
+    probe = containment.Cgroup.make()
+    probe.close(None)
+    parent = os.path.dirname(probe.path)
+    return sorted(name for name in os.listdir(parent) if name.startswith("numa-gate-load-"))
+
+
+def test_the_default_box_is_a_cgroup_made_for_the_run_and_removed(tmp_path):
+    pid_file = str(tmp_path / "pid")
+    before = _load_cgroups()
+    result = service_load.run_command([sys.executable, SESSION_LEAVER, pid_file], timeout=30)
+    assert (result["contained"], result["left"]) == ("cgroup", [_pid(pid_file)])
+    assert not _running(_pid(pid_file))
+    assert _load_cgroups() == before
+
+
+def test_past_the_timeout_a_child_in_its_own_session_is_killed_too(tmp_path):
+    pid_file = str(tmp_path / "pid")
+    argv = ["sh", "-c", "trap '' TERM; %s %s %s; sleep 30" % (sys.executable, SESSION_LEAVER, pid_file)]
+    result = service_load.run_command(argv, timeout=1.5, grace=0.3)
+    assert (result["exit_status"], result["timed_out"], result["contained"]) == (-9, True, "cgroup")
+    assert not _running(_pid(pid_file))
+
+
+def test_no_box_no_run(tmp_path, monkeypatch):
+    # Neither a cgroup v2 nor unshare: refused before anything runs, naming both reasons.
+    monkeypatch.setattr(containment, "_unified_mount", lambda: None)
+    monkeypatch.setattr(containment.shutil, "which", lambda name: None)
+    marker = tmp_path / "ran"
+    with pytest.raises(service_load.LoadError) as caught:
+        service_load.run_command(["touch", str(marker)], timeout=5)
+    assert str(caught.value) == ("the load generator cannot be run where everything it starts can be ended (cgroup: no cgroup v2 hierarchy is "
+                                 "mounted; pid namespace: unshare (util-linux) is not on PATH): nothing was run; run the controller where "
+                                 "it may make a cgroup v2 or a pid namespace")
+    assert not marker.exists()
