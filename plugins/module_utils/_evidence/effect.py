@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Whether the pod-level resource managers took effect for the canary's pods (pure).
 
-Public: `findings`, `feature_gates`, `control_plane`, `GATE`, `CHECKS`.
+Public: `findings`, `control_plane`, `from_stack`, `GATE`, `CHECKS`.
 
 `findings(subject)` -> [{"pod", "check", "result" (agree | disagree | unknown), "message"}], one
 check per question the issue asks, each naming what it saw (``subject`` is built by
@@ -13,7 +13,8 @@ check per question the issue asks, each naming what it saw (``subject`` is built
   (``dropDisabledPodLevelResources``, kubernetes/kubernetes pkg/api/pod/util.go), so a missing
   field names the control plane: the kubelet's gate alone is not enough;
 - ``control_plane``: ``/version`` and kube-apiserver's ``kubernetes_feature_enabled{name=
-  "PodLevelResources"}`` (component-base metrics, since 1.26); unreadable is unknown;
+  "PodLevelResources"}`` (component-base metrics, since 1.26), as the stack_info action reads them
+  (`from_stack`; the series parsed by `_stack.observe.feature_gates`); unreadable is unknown;
 - ``pod_scope`` / ``container_scope``: PodResources' top-level ``cpu_ids``/``memory`` (fields 4/5)
   and where the shared containers' cgroups run (the pod set minus the exclusive sets, or the node's
   shared pool);
@@ -27,10 +28,9 @@ check per question the issue asks, each naming what it saw (``subject`` is built
 
 from __future__ import annotations
 
-import re
-
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import cpulist as _cpulist
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import quantity as _quantity
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._stack import observe as _observe
 
 GATE = "PodLevelResources"
 CHECKS = ("stored_resources", "control_plane", "pod_scope", "container_scope", "assignments", "cpu_quota", "gpu")
@@ -38,32 +38,28 @@ ASSIGNMENTS = ("resource_manager_container_assignments", "resource_manager_conta
 TYPES = {"pod_exclusive": ("pod_exclusive", "exclusive_from_pod"), "pod_shared": ("pod_shared", "shared_from_pod")}
 ALLOCATIONS = "resource_manager_allocations_total"
 NOT_ENOUGH = "PodLevelResources must be on for kube-apiserver and kube-scheduler (the kubelet's gate alone is not enough)"
-_SERIES = re.compile(r'^kubernetes_feature_enabled\{([^}]*)\}\s+(\S+)')
-_LABEL = re.compile(r'(\w+)="((?:[^"\\]|\\.)*)"')
 
 
 def _f(pod, check, result, message):
     return {"pod": pod, "check": check, "result": result, "message": message}
 
 
-def feature_gates(text):
-    """{gate name: bool} from a component's /metrics text (``kubernetes_feature_enabled{name=...} 0|1``)."""
-    found = {}
-    for line in str(text or "").splitlines():
-        match = _SERIES.match(line.strip())
-        if not match:
-            continue
-        labels = dict(_LABEL.findall(match.group(1)))
-        if "name" in labels and match.group(2) in ("0", "1"):
-            found[labels["name"]] = match.group(2) == "1"
-    return found
-
-
 def control_plane(version=None, metrics_text=None, error=None):
     """{"version", "gates", "error"} from the API server's /version answer and /metrics text (None: not read)."""
     git = (version or {}).get("gitVersion") if isinstance(version, dict) else None
-    gates = feature_gates(metrics_text) if metrics_text is not None else None
+    gates = _observe.feature_gates(metrics_text) if metrics_text is not None else None
     return {"version": git, "gates": gates, "error": error}
+
+
+def from_stack(result):
+    """{"version", "gates", "error"} from the stack_info action's registered result (None: not read)."""
+    if not isinstance(result, dict) or result.get("skipped"):
+        return None
+    if result.get("failed") or "control_plane_gates" not in result:
+        return {"version": None, "gates": None, "error": "stack_info failed: %s" % (result.get("msg") or "no answer")}
+    version = next((entry for entry in result.get("observed") or [] if entry.get("component") == "control_plane"), {})
+    return {"version": version.get("version"), "gates": result.get("control_plane_gates"),
+            "error": result.get("control_plane_gates_error") or version.get("error")}
 
 
 def _canonical(resources):
@@ -125,7 +121,7 @@ def _control_plane(plane):
 
 def _cgroup_cpus(pod):
     """{container name: its cgroup's effective CPUs} for the containers whose IDs the pod status gave."""
-    ids = {name: str(cid or "").split("://")[-1] for name, cid in (pod.get("container_ids") or {}).items()}
+    ids = {name: str(cid or "").rsplit("://", maxsplit=1)[-1] for name, cid in (pod.get("container_ids") or {}).items()}
     placed = {c.get("id"): c for c in (pod.get("placed") or {}).get("containers") or []}
     return {name: placed[cid] for name, cid in ids.items() if cid and cid in placed}
 
@@ -198,9 +194,9 @@ def _assignments(pods, metrics):
             continue
         rose = _increase(entries, ASSIGNMENTS, TYPES[kind])
         if rose is None or rose < want:
+            moved = "has no series" if rose is None else "rose by %s" % format(rose, "g")
             found.append(_f(None, "assignments", "disagree", "resource_manager_container_assignments{assignment_type=\"%s\"} %s between the "
-                            "scrapes, for %d %s container%s of the canary" % (
-                                kind, "has no series" if rose is None else "rose by %g" % rose, want, kind, "" if want == 1 else "s")))
+                            "scrapes, for %d %s container%s of the canary" % (kind, moved, want, kind, "" if want == 1 else "s")))
     rose = _increase(entries, (ALLOCATIONS,), source="pod")
     if not rose:
         found.append(_f(None, "assignments", "disagree", '%s{source="pod"} %s between the scrapes: no pod-level allocation was counted'

@@ -91,8 +91,9 @@ SOURCES = (
            "kubelet_metrics_info (twice)", ("metrics_before", "metrics_after"), metrics.compose, criteria=("monitoring",), record="key", gate="canary",
            shape=metrics.SHAPE),
     Source("effect", "API and node: the canary's pods read back (.spec.resources), the control plane's /version and /metrics, PodResources, "
-           "the pods' cgroups, the kubelet's metrics", "the canary role, pod_resources_info, placement_info, kubelet_metrics_info",
-           ("canary", "pod_resources", "placement", "metrics_before", "metrics_after", "topology"), effect.compose, criteria=("effect",),
+           "the pods' cgroups, the kubelet's metrics", "the canary role, stack_info, pod_resources_info, placement_info, kubelet_metrics_info",
+           ("canary", "control_plane", "pod_resources", "placement", "metrics_before", "metrics_after", "topology"), effect.compose,
+           criteria=("effect",),
            record="key", gate="canary", shape=effect.SHAPE, title="Feature in effect"),
     Source("service_objectives", "metrics: the service's histograms (its /metrics or Prometheus) under the operator's load, baseline "
            "against canary", "the service_comparison role (service_load, service_window), or the operator's comparison",

@@ -7,10 +7,13 @@ Public: `compose`, `subject`, `reasons`, `SHAPE`.
 `subject(reads)` gathers, for each pod the canary created (``canary.pods``; the single pod's
 top-level ``pod``/``uid``/``container_ids`` for a canary result without them): its stored
 ``.spec.resources`` as read back, its reconciled PodResources entry (by ``namespace/name``), its
-placement (by uid), with the budget sent, the control plane the canary role read, the kubelet
-metrics' rates (`composition.metrics`), the scope and the node's GPU count (topology facts).
-`compose(reads)` -> `_evidence.effect.findings` of it; no canary, or none created (check mode): None.
-`reasons(findings)`: the ``effect`` criterion: every finding that is not agreement defers, with its message.
+placement (by uid), with the budget sent, the control plane (the stack_info action's result,
+``control_plane``: /version and kube-apiserver's feature gates; without it, what the canary role
+read), the kubelet metrics' rates (`composition.metrics`), the scope and the node's GPU count
+(topology facts). `compose(reads)` -> `_evidence.effect.findings` of it; no canary, or none
+created (check mode): None.
+`reasons(findings)`: the ``effect`` criterion: every finding that is not agreement defers, with its
+message; no observation at all (None) defers too: unknown is never agreement.
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.compo
 
 # What the record takes for it (`Source.shape`).
 SHAPE = S.ListOf(_inputs.FINDING)
+NOT_OBSERVED = ("whether the pod-level resource managers took effect was not observed: the record has no reading of the canary's pods "
+                "(.spec.resources read back, the control plane's gate, PodResources, cgroups, metrics); unknown is not agreement")
 
 
 def _pods(canary):
@@ -46,7 +51,8 @@ def subject(reads):
     for pod in pods:
         pod["allocation"], pod["placed"] = allocated.get(pod.get("pod")), placed.get(pod.get("uid"))
     topology = task_result.value(reads, "topology") or {}
-    return {"pods": pods, "sent_resources": canary.get("sent_resources"), "control_plane": canary.get("control_plane"),
+    plane = _effect.from_stack(task_result.result(reads, "control_plane")) or canary.get("control_plane")
+    return {"pods": pods, "sent_resources": canary.get("sent_resources"), "control_plane": plane,
             "scope": reconciled.get("scope") or "pod", "metrics": _metrics.compose(reads), "gpus": len(topology.get("gpus") or [])}
 
 
@@ -56,6 +62,8 @@ def compose(reads):
 
 
 def reasons(findings):
-    """[{"criterion": "effect", "effect": "defer", "message"}] for each finding that is not agreement; none read: nothing."""
+    """[{"criterion": "effect", "effect": "defer", "message"}] for each finding that is not agreement, or one when none was read."""
+    if findings is None:
+        return [{"criterion": "effect", "effect": "defer", "message": NOT_OBSERVED}]
     return [{"criterion": "effect", "effect": "defer", "message": finding["message"]}
             for finding in findings or [] if finding.get("result") != "agree"]

@@ -135,9 +135,23 @@ def test_an_unknown_control_plane_gate_defers_saying_unknown():
                                 "is on for kube-apiserver is unknown: its /metrics could not be read (not read); unknown is not agreement")]
 
 
-def test_feature_gates_read_the_series_and_nothing_else():
-    assert effect.feature_gates(METRICS_TEXT % "0") == {"PodLevelResources": False, "InPlacePodVerticalScaling": True}
-    assert effect.feature_gates('kubernetes_feature_enabled{stage="BETA",name="X"} 1\nkubernetes_feature_enabled{name="Y"} 2\n') == {"X": True}
+def test_the_control_plane_is_read_as_stack_info_reads_it():
+    stack = {"changed": False, "failed": False, "control_plane_gates": {"PodLevelResources": False}, "control_plane_gates_error": None,
+             "observed": [{"component": "control_plane", "version": "v1.37.1", "state": "found", "error": None}]}
+    assert problems(reads(control_plane=stack)) == [
+        ("control_plane", "disagree", 'the control plane v1.37.1: kube-apiserver reports kubernetes_feature_enabled{name="PodLevelResources"} 0: '
+                                      "it drops .spec.resources on create; PodLevelResources must be on for kube-apiserver and kube-scheduler "
+                                      "(the kubelet's gate alone is not enough)")]
+    stack.update(control_plane_gates=None, control_plane_gates_error="GET /metrics: 403 Forbidden")
+    assert problems(reads(control_plane=stack)) == [
+        ("control_plane", "unknown", "the control plane v1.37.1: whether PodLevelResources is on for kube-apiserver is unknown: its /metrics "
+                                     "could not be read (GET /metrics: 403 Forbidden); unknown is not agreement")]
+    # failed_when: false keeps a failed read as failed: false with its msg and none of the answers.
+    assert problems(reads(control_plane={"changed": False, "failed": False, "msg": "no kubeconfig"})) == [
+        ("control_plane", "unknown", "the control plane of unknown version (/version not read): whether PodLevelResources is on for "
+                                     "kube-apiserver is unknown: its /metrics could not be read (stack_info failed: no kubeconfig); unknown "
+                                     "is not agreement")]
+    assert effect.from_stack({"skipped": True}) is None
 
 
 def test_a_helper_outside_the_pods_shared_set_defers():
@@ -221,4 +235,10 @@ def test_no_canary_pod_composes_nothing():
     value = reads()
     value["canary"]["pods"] = []
     assert composition.compose(value) is None
-    assert composition.reasons(None) == []
+
+
+def test_a_record_with_no_effect_observation_defers():
+    assert composition.reasons(None) == [{
+        "criterion": "effect", "effect": "defer",
+        "message": "whether the pod-level resource managers took effect was not observed: the record has no reading of the canary's pods "
+                   "(.spec.resources read back, the control plane's gate, PodResources, cgroups, metrics); unknown is not agreement"}]

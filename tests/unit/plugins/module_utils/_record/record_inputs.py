@@ -28,6 +28,11 @@ METRICS_ID = "d" * 64
 LOGGING_ID = "e" * 64
 CANARY = "canary/pod-numa-allocation-canary"
 VERSIONS = {"kubelet": "v1.37.1", "driver": "580.82.07", "node_image": "debian-12-gpu-20261101"}
+# The feature took effect for the canary (`_evidence.effect.findings`, every check agreeing), as the effect source composes it.
+EFFECT = [{"pod": CANARY, "check": "stored_resources", "result": "agree",
+           "message": "pod %s: the API server kept .spec.resources as sent (requests cpu=4, memory=4Gi; limits cpu=4, memory=4Gi)" % CANARY},
+          {"pod": None, "check": "control_plane", "result": "agree",
+           "message": 'the control plane v1.37.1: kube-apiserver reports kubernetes_feature_enabled{name="PodLevelResources"} 1'}]
 
 
 def h200_facts(hostile=False):
@@ -77,6 +82,7 @@ def full_inputs(root, facts, hostile=False):
                          "first": 2.0, "increase": 1.0, "rate_per_second": 0.1, "reset": False},
                         {"name": "resource_manager_allocation_errors_total", "labels": {"source": "pod"}, "type": "counter", "second": 0.0,
                          "first": 0.0, "increase": 0.0, "rate_per_second": 0.0, "reset": False}],
+            "effect": [dict(finding) for finding in EFFECT],
             "slack": {"baseline_slack": 1.6, "candidate_slack": 0.6, "reduction_physical_cores": 1},
             "configuration": {"verified": True, "message": "/configz matches the plan"},
             "service_objectives": service_compare.compare(service_runs.interleaved(), [{"metric": "ttft", "quantile": 0.95, "at_most": 0.5}]),

@@ -64,6 +64,7 @@ def evidence(tmp_path, **changes):
     value = {"versions": dict(VERSIONS), "devices": ["gpu %s 0000:9a:00.0" % GPU_UUID], "has_gpus": True, "oracle": oracle,
              "placement": {"findings": findings}, "admission": {"admitted": True, "failures": []},
              "configuration": {"verified": True, "message": "configz matches"}, "metrics": copy.deepcopy(METRICS),
+             "effect": [{"pod": None, "check": "control_plane", "result": "agree", "message": "PodLevelResources 1"}],
              "service_objectives": service(0.5),
              "rollback": rehearsal_cases.rehearsed()}
     value.update(changes)
@@ -320,3 +321,11 @@ def test_a_failed_scrape_defers_naming_it(tmp_path):
         "the kubelet's metrics could not be read (the scrape before the canary failed: cannot reach the API server https://127.0.0.1:6443: "
         "connection refused): allocations cannot be monitored"]
     assert result["verdict"] == "defer"
+
+
+def test_canary_evidence_without_an_effect_observation_defers(tmp_path):
+    result = verdict.decide(evidence(tmp_path, effect=None))
+    assert result["verdict"] == "defer"
+    assert [(r["criterion"], r["effect"], r["message"]) for r in result["reasons"] if r["effect"] == "defer"] == [
+        ("effect", "defer", "whether the pod-level resource managers took effect was not observed: the record has no reading of the canary's "
+                            "pods (.spec.resources read back, the control plane's gate, PodResources, cgroups, metrics); unknown is not agreement")]
