@@ -29,10 +29,12 @@ Prometheus interpolates over rates (each series' increase times ``1/w``), not ov
 rounding of those products decides ties (``q × N`` on a cumulative count). `entry_quantile` uses a
 window's ``rates`` (`service_window.aggregate`) when it has them.
 
-``legacy=True`` is the monotonicity rule of Prometheus 2.x (2.42 checked: only decreases are
-raised, to the highest count so far; a NaN count is kept and skipped); the default is 3.x's
-(tolerance first, NaN passes and becomes the reference). Both agree on monotonic counts without NaN,
-as counts from one scrape or from rate() of unreset series are.
+``legacy=True`` is the monotonicity rule of Prometheus 2.42.0 to 2.48.x (``ensureMonotonic``: only
+decreases are raised, to the highest count so far; a NaN count is kept and skipped); the default is
+that of 2.49.0 on, 3.x included (``ensureMonotonicAndIgnoreSmallDeltas``: tolerance first, NaN passes
+and becomes the reference); `prometheus_rules.rules_for` says which a server's version computes by.
+Both agree on monotonic counts without NaN, as counts from one scrape or from rate() of unreset
+series are.
 
 `parse_le` reads a bound as Go's ``strconv.ParseFloat`` does: no surrounding space, decimal or hex
 (``0x1p-3``) floats, ``Inf``/``Infinity``/``NaN`` in any case, underscores only between digits; a

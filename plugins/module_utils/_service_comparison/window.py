@@ -198,7 +198,7 @@ def rate_of(increase, window_ms):
 
 
 def go_sum(values, kahan=False):
-    """Prometheus' ``sum`` of floats in series order: a plain running sum (2.x) or Kahan-Neumaier (3.x)."""
+    """Prometheus' ``sum`` of floats in series order: a plain running sum (to 2.53) or Kahan-Neumaier (``kahan``, 2.54 on)."""
     total, compensation = None, 0.0
     for value in values:
         if total is None:
