@@ -74,10 +74,9 @@ def gpu_pods(pods, before):
         if pod is None:
             unready.append("%s is gone" % entry["pod"])
             continue
-        now = staying.restarts(pod)
-        if now > int(entry.get("restarts") or 0):
-            restarted.append("%s restarted %d time%s since the stop" % (entry["pod"], now - int(entry.get("restarts") or 0),
-                                                                       "" if now - int(entry.get("restarts") or 0) == 1 else "s"))
+        more = staying.restarts(pod) - int(entry.get("restarts") or 0)
+        if more > 0:
+            restarted.append("%s restarted %d time%s since the stop" % (entry["pod"], more, "" if more == 1 else "s"))
         ready = [c for c in (pod.get("status") or {}).get("conditions") or [] if c.get("type") == "Ready"]
         if not ready or ready[0].get("status") != "True":
             unready.append("%s is not Ready" % entry["pod"])
