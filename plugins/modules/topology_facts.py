@@ -42,8 +42,9 @@ options:
     description:
       - Where GPU identities come from.
       - V(auto) tries NVML, then C(nvidia-smi), and falls back to sysfs when neither is available; for AMD GPUs it runs
-        C(amd-smi static) and C(amd-smi list) (with C(--json), else without), or where C(amd-smi) is not installed
-        C(rocm-smi --showhw), C(--showbus) and C(--showtopo). Every other choice runs no AMD tool.
+        C(amd-smi static), C(amd-smi list) and C(amd-smi topology -t) (with C(--json), else without) and C(amd-smi version),
+        or where C(amd-smi) is not installed C(rocm-smi --showhw), C(--showbus), C(--showtopo) and C(--showproduct).
+        Every other choice runs no AMD tool.
       - V(nvml) and V(nvidia-smi) use only that tool, falling back to sysfs with a warning when it is missing.
       - V(sysfs) lists PCI display devices (class 0x03) from a GPU vendor (NVIDIA 0x10de, AMD 0x1002) and 3D controllers
         (class 0x0302) from any vendor, by address; other display devices, such as a BMC's VGA, are left out with a warning.
@@ -145,7 +146,8 @@ ansible_facts:
                    partitions: [{id: 0, kfd_node: 2, render_minor: 128, gpu_id: null}],
                    links: [{to: cpu, node: 0, type: pcie, weight: 20}, {to: gpu, pci_address: "0000:03:00.0", type: xgmi, weight: 15}],
                    tool: {source: amd-smi, gpus: [0], numa_node: 0, cpus: "0-63", uuid: null, name: AMD Instinct MI210,
-                          compute_partition: null, memory_partition: null, driver_version: 6.19.4}},
+                          compute_partition: null, memory_partition: null, driver_version: 6.19.4,
+                          links: [{pci_address: "0000:03:00.0", type: xgmi}], versions: {rocm version: 6.4.1}}},
              findings: []}
         nics:
           - {name: eth0, pci_address: "0000:00:03.0", driver: virtio-pci, numa_node: 0,

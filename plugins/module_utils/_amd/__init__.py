@@ -6,5 +6,5 @@ Import the submodules explicitly; this file holds only this map.
 
 - ``amd_smi``: Parsers for what amd-smi prints: ``static`` and ``list``, as JSON or as its indented text.
 - ``kfd``: The KFD topology of AMD GPUs: sys/class/kfd/kfd/topology/nodes/*/{properties,gpu_id,io_links}.
-- ``rocm_smi``: Parsers for what rocm-smi prints: ``--showhw``, ``--showbus`` and the "Numa Nodes" section of ``--showtopo``.
+- ``rocm_smi``: Parsers for what rocm-smi prints: ``--showhw``, its ``GPU[n] : <field>: <value>`` lines and ``--showtopo``'s NUMA section.
 """

@@ -2,13 +2,14 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Parsers for what amd-smi prints: ``static`` and ``list``, as JSON or as its indented text.
 
-Public: `AmdSmiFormatError`, `parse_gpus`, `gpu_records`, `mask_cpus`.
+Public: `AmdSmiFormatError`, `parse_gpus`, `gpu_records`, `mask_cpus`, `parse_topology`, `parse_version`.
 
 JSON is read where amd-smi prints it: a list of GPU objects (6.x) or ``{"gpu_data": [...]}``
 (6.4 and later). The text form (``GPU: 0`` then indented ``KEY: value`` lines) is read too, for
 builds whose ``--json`` is missing. Keys are compared in lower case; "N/A" is unknown. The CPU list
 is decoded from ``CPU_AFFINITY``'s 64-bit ``BITMASK`` words, never from ``CPU_CORES_AFFINITY``,
-which prints the first-to-last range of a word (every odd CPU prints as "1-63").
+which prints the first-to-last range of a word (every odd CPU prints as "1-63"). ``topology`` is read
+as its tables keyed by PCI address (text) or its ``links`` lists (JSON); ``version`` as its fields.
 """
 
 from __future__ import annotations
@@ -150,3 +151,58 @@ def gpu_records(static, listing):
         for key in ("numa_node", "numa_affinity", "cpus", "name", "compute_partition", "memory_partition", "driver_version"):
             record.setdefault(key, None)
     return [records[index] for index in sorted(records, key=lambda i: (i is None, i))]
+
+
+def _topology_json(data):
+    tables = {}
+    for gpu in data:
+        source = _known(gpu.get("bdf"))
+        for link in gpu.get("links") or []:
+            target = _known(link.get("bdf")) if isinstance(link, dict) else None
+            if source is None or target is None:
+                raise AmdSmiFormatError("a topology link without a bdf")
+            for key in ("link_type", "link_status", "weight", "hops"):
+                if key in link:
+                    tables.setdefault(key.replace("_", " ").upper(), {})[(source.lower(), target.lower())] = str(link[key])
+    return tables
+
+
+def parse_topology(text):
+    """{table name: {(from bdf, to bdf): cell}} of ``amd-smi topology`` (``LINK TYPE``, ``WEIGHT``, ``HOPS``, ...)."""
+    stripped = (text or "").strip()
+    if stripped[:1] == "[":
+        return _topology_json(_parse_json(stripped))
+    tables, name, columns = {}, None, None
+    for line in stripped.splitlines():
+        title = re.match(r"^([A-Z][A-Z -]*?) TABLE:\s*$", line)
+        if title:
+            name, columns = title.group(1), None
+            continue
+        cells = line.split()
+        if not cells:
+            name = None  # a blank line ends a table (the legend after the last one is no table)
+            continue
+        if name is None:
+            continue
+        if columns is None:
+            columns = [cell.lower() for cell in cells]
+            continue
+        if len(cells) != len(columns) + 1:
+            raise AmdSmiFormatError("%s TABLE row %r has %d cells for %d columns" % (name, line.strip()[:40], len(cells) - 1, len(columns)))
+        for column, cell in zip(columns, cells[1:]):
+            tables.setdefault(name, {})[(cells[0].lower(), column)] = cell
+    if not tables:
+        raise AmdSmiFormatError("no '<NAME> TABLE:' section and no JSON list of GPU links")
+    return tables
+
+
+def parse_version(text):
+    """{field: value} of ``amd-smi version`` ("AMDSMI Tool: ... | ROCm version: ..."), field names in lower case."""
+    fields = {}
+    for part in (text or "").strip().split("|"):
+        name, colon, value = part.partition(":")
+        if colon and name.strip() and value.strip():
+            fields[name.strip().lower()] = value.strip()
+    if not fields:
+        raise AmdSmiFormatError("no '<name>: <value>' fields")
+    return fields

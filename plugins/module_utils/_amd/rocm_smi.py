@@ -1,8 +1,8 @@
 # Copyright: (c) 2026, GPU Smith
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Parsers for what rocm-smi prints: ``--showhw``, ``--showbus`` and the "Numa Nodes" section of ``--showtopo``.
+"""Parsers for what rocm-smi prints: ``--showhw``, its ``GPU[n] : <field>: <value>`` lines and ``--showtopo``'s NUMA section.
 
-Public: `RocmSmiFormatError`, `parse_showhw`, `parse_showbus`, `parse_numa`.
+Public: `RocmSmiFormatError`, `parse_showhw`, `parse_fields`, `parse_showbus`, `parse_numa`, `parse_showproduct`.
 
 rocm-smi names logical GPUs ``GPU[n]``: with a partitioned GPU there is one per partition. Before
 6.1.1 ``--showbus`` printed the partition number in the PCI function digit (and dropped the PCI
@@ -50,6 +50,32 @@ def parse_showhw(text):
     if not rows:
         raise RocmSmiFormatError("the Concise Hardware Info table has no GPU rows")
     return rows
+
+
+def parse_fields(text):
+    """{gpu: {field: value}} of the ``GPU[n] : <field>: <value>`` lines (``-i``, ``--showproduct``, ``--showbus``, ...)."""
+    found = {}
+    for line in (text or "").splitlines():
+        match = _GPU_LINE.match(line.strip())
+        field, colon, value = match.group(2).partition(":") if match else ("", "", "")
+        if colon and field.strip():
+            found.setdefault(int(match.group(1)), {})[field.strip()] = value.strip()
+    if not found:
+        raise RocmSmiFormatError("no 'GPU[n] : <field>: <value>' line")
+    return found
+
+
+def parse_showproduct(text):
+    """{gpu: {"name", "kfd_node", "guid"}} of ``rocm-smi --showproduct`` ("Card Series", "Node ID", "GUID"; None where absent)."""
+    products = {}
+    for gpu, fields in parse_fields(text).items():
+        if "Card Series" not in fields:
+            continue
+        products[gpu] = {"name": fields["Card Series"] if fields["Card Series"] not in ("N/A", "") else None,
+                         "kfd_node": _int(fields.get("Node ID", "")), "guid": _int(fields.get("GUID", ""))}
+    if not products:
+        raise RocmSmiFormatError("no 'GPU[n] : Card Series: <name>' line")
+    return products
 
 
 def parse_showbus(text):

@@ -2,7 +2,8 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """AMD vendor tools against sysfs: amd-smi, else rocm-smi, each value kept with its source.
 
-Public: `AMD_SMI_STATIC`, `AMD_SMI_LIST`, `ROCM_SMI_HW`, `ROCM_SMI_BUS`, `ROCM_SMI_TOPO`, `tool_records`, `apply_tools`.
+Public: `AMD_SMI_STATIC`, `AMD_SMI_LIST`, `AMD_SMI_TOPOLOGY`, `AMD_SMI_VERSION`, `ROCM_SMI_HW`, `ROCM_SMI_BUS`, `ROCM_SMI_TOPO`,
+`ROCM_SMI_PRODUCT`, `tool_records`, `apply_tools`.
 
 The tools run once each through the injected runner (amd-smi with ``--json``, then without it where
 that is not answered in a known format). A tool's logical GPU is joined to a sysfs GPU
@@ -25,6 +26,9 @@ AMD_SMI_LIST = ("amd-smi", "list", "--json")
 ROCM_SMI_HW = ("rocm-smi", "--showhw")
 ROCM_SMI_BUS = ("rocm-smi", "--showbus")
 ROCM_SMI_TOPO = ("rocm-smi", "--showtopo")
+ROCM_SMI_PRODUCT = ("rocm-smi", "--showproduct")
+AMD_SMI_TOPOLOGY = ("amd-smi", "topology", "-t", "--json")
+AMD_SMI_VERSION = ("amd-smi", "version")
 
 
 def _run(runner, argv, parse):
@@ -56,36 +60,41 @@ def _amd_smi_records(runner, notes):
     # JSON first; the text form where this amd-smi has no --json (or answers it with text).
     static = _ask(runner, notes, (AMD_SMI_STATIC, AMD_SMI_STATIC[:-1]), amd_smi.parse_gpus)
     listing = _ask(runner, notes, (AMD_SMI_LIST, AMD_SMI_LIST[:-1]), amd_smi.parse_gpus)
+    topology = _ask(runner, notes, (AMD_SMI_TOPOLOGY, AMD_SMI_TOPOLOGY[:-1]), amd_smi.parse_topology) or {}
+    versions = _ask(runner, notes, (AMD_SMI_VERSION,), amd_smi.parse_version)
     if static is None and listing is None:
-        return []
-    return amd_smi.gpu_records(static or [], listing or [])
+        return [], {}
+    links = dict((pair, kind.lower()) for pair, kind in topology.get("LINK TYPE", {}).items() if kind not in ("SELF", "N/A"))
+    return amd_smi.gpu_records(static or [], listing or []), {"links": links, "versions": versions}
 
 
 def _rocm_smi_records(runner, notes):
     hardware = _ask(runner, notes, (ROCM_SMI_HW,), rocm_smi.parse_showhw) or []
     bus = _ask(runner, notes, (ROCM_SMI_BUS,), rocm_smi.parse_showbus) or {}
     numa = _ask(runner, notes, (ROCM_SMI_TOPO,), rocm_smi.parse_numa) or {}
+    products = _ask(runner, notes, (ROCM_SMI_PRODUCT,), rocm_smi.parse_showproduct) or {}
     rows = dict((row["gpu"], row) for row in hardware)
     records = []
-    for index in sorted(set(rows) | set(bus) | set(numa)):
-        row, topo = rows.get(index, {}), numa.get(index, {})
+    for index in sorted(set(rows) | set(bus) | set(numa) | set(products)):
+        row, topo, product = rows.get(index, {}), numa.get(index, {}), products.get(index, {})
+        kfd_node = row.get("kfd_node") if row.get("kfd_node") is not None else product.get("kfd_node")
         records.append({
-            "index": index, "kfd_node": row.get("kfd_node"), "partition_id": row.get("partition_id"),
+            "index": index, "kfd_node": kfd_node, "partition_id": row.get("partition_id"),
             # --showbus is the address rocm-smi reports; --showhw's BUS stands in where --showbus did not answer.
-            "bdf": bus.get(index, row.get("bus")), "uuid": None, "name": None,
+            "bdf": bus.get(index, row.get("bus")), "uuid": None, "name": product.get("name"),
             "numa_node": topo.get("numa_node"), "numa_affinity": topo.get("numa_affinity"), "cpus": None,
             "compute_partition": None, "memory_partition": None, "driver_version": None,
         })
-    return records
+    return records, {}
 
 
 def tool_records(runner, notes):
-    """(tool name, records) from amd-smi when installed, else rocm-smi, else (None, [])."""
+    """(tool name, records, {"links", "versions"}) from amd-smi when installed, else rocm-smi, else (None, [], {})."""
     if runner.find("amd-smi") is not None:
-        return "amd-smi", _amd_smi_records(runner, notes)
+        return ("amd-smi",) + _amd_smi_records(runner, notes)
     if runner.find("rocm-smi") is not None:
-        return "rocm-smi", _rocm_smi_records(runner, notes)
-    return None, []
+        return ("rocm-smi",) + _rocm_smi_records(runner, notes)
+    return None, [], {}
 
 
 def _join(tool, records, gpus, root, pci):
@@ -119,8 +128,9 @@ def _shown(value):
 
 def _driver_note(notes, tool, gpus):
     """One warning for the driver version a tool prints: never the driver's, which is sys/module/amdgpu/version's."""
-    printed = sorted(set(gpu["amd"]["tool"]["driver_version"] for gpu in gpus
-                         if gpu["amd"]["tool"] is not None and gpu["amd"]["tool"]["driver_version"] is not None))
+    printed = set(gpu["amd"]["tool"]["driver_version"] for gpu in gpus if gpu["amd"]["tool"] is not None)
+    printed.update((gpu["amd"]["tool"]["versions"] or {}).get("amdgpu version") for gpu in gpus if gpu["amd"]["tool"] is not None)
+    printed = sorted(version for version in printed if version is not None)
     if not printed:
         return
     driver = gpus[0]["amd"]["driver"]
@@ -168,9 +178,22 @@ def _apply(tool, gpu, records):
         findings.append("sysfs local_cpulist is %s, %s CPU affinity is %s; kept sysfs" % (gpu["local_cpus"], tool, cpus))
 
 
+def _links(tool, gpu, links, addresses):
+    """The tool's GPU links of ``gpu`` (to other AMD GPUs), and a finding where KFD's link type differs."""
+    found = []
+    kfd = dict((link["pci_address"], link["type"]) for link in gpu["amd"]["links"] if link["to"] == "gpu")
+    for (source, target), kind in sorted(links.items()):
+        if source != gpu["pci_address"] or target not in addresses:
+            continue
+        found.append({"pci_address": target, "type": kind})
+        if target in kfd and kfd[target] != kind:
+            gpu["findings"].append("KFD links it to %s over %s, %s prints %s; kept KFD's" % (target, kfd[target], tool, kind))
+    return found
+
+
 def apply_tools(root, notes, gpus, pci, runner):
     """Ask amd-smi (else rocm-smi) about the AMD GPU entries ``gpus`` and keep what it says beside sysfs."""
-    tool, records = tool_records(runner, notes)
+    tool, records, extra = tool_records(runner, notes)
     if not records:
         return
     joined, stray = _join(tool, records, gpus, root, pci)
@@ -183,6 +206,8 @@ def apply_tools(root, notes, gpus, pci, runner):
         before = len(gpu["findings"])
         if gpu["pci_address"] in joined:
             _apply(tool, gpu, joined[gpu["pci_address"]])
+            gpu["amd"]["tool"]["links"] = _links(tool, gpu, extra.get("links") or {}, set(g["pci_address"] for g in gpus))
+            gpu["amd"]["tool"]["versions"] = extra.get("versions")
         for finding in gpu["findings"][before:]:
             notes.add("gpu %s: %s" % (gpu["pci_address"], finding))
     for owner, finding in stray:

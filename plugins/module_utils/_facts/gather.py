@@ -35,7 +35,8 @@ def gather(root="/", gpu_source="auto", runner=None, nvidia=None):
     """Read the topology under root and return facts schema v1 (plus warnings).
 
     ``gpu_source``: auto (NVML, then nvidia-smi, else sysfs), nvml,
-    nvidia-smi, sysfs or none. ``nvidia`` is ``gather_nvidia(source, runner)
+    nvidia-smi, sysfs or none. PCI devices bound to amdgpu are GPUs with
+    every source but none; auto also asks amd-smi, else rocm-smi, about them. ``nvidia`` is ``gather_nvidia(source, runner)
     -> (gpus or None, warnings)``; by default the real one from _facts.nvidia.
     ``runner`` runs vendor tools (see _facts.runner). With a root other than "/"
     and no runner, vendor tools are not consulted: they would describe this

@@ -96,3 +96,51 @@ def test_mask_cpus():
     assert amd_smi.mask_cpus({"cpu_list_0": {"bitmask": "N/A"}}) is None
     assert amd_smi.mask_cpus({"cpu_list_0": {"bitmask": "zz"}}) is None
     assert amd_smi.mask_cpus("0-3") is None
+
+
+BDFS = ["0000:0c:00.0", "0000:22:00.0", "0000:38:00.0", "0000:5c:00.0", "0000:9f:00.0", "0000:af:00.0", "0000:bf:00.0", "0000:df:00.0"]
+
+
+def test_topology_text_8x_mi300x():
+    tables = amd_smi.parse_topology(_output("amd-smi_topology_8x-mi300x_amdsmi-6.1.0-changelog.txt", "amd-smi topology"))
+    assert sorted(tables) == ["ACCESS", "HOPS", "LINK TYPE", "NUMA BW", "WEIGHT"]
+    for a in BDFS:
+        for b in BDFS:
+            same = a == b
+            assert (tables["LINK TYPE"][(a, b)], tables["WEIGHT"][(a, b)], tables["HOPS"][(a, b)], tables["ACCESS"][(a, b)],
+                    tables["NUMA BW"][(a, b)]) == (("SELF", "0", "0", "ENABLED", "N/A") if same else ("XGMI", "15", "1", "ENABLED", "50000-50000"))
+
+
+def test_topology_cndz_tables_as_printed():
+    tables = amd_smi.parse_topology(_output("amd-smi_topology-cndz_8x-mi300x_amdsmi-6.3.0-changelog.txt", "amd-smi topology -cndz"))
+    assert sorted(tables) == ["ATOMICS", "BI-DIRECTIONAL", "CACHE COHERANCY", "DMA"]
+    assert [tables["CACHE COHERANCY"][("0000:0c:00.0", b)] for b in BDFS] == ["SELF", "C", "NC", "NC", "C", "C", "C", "NC"]
+    assert [tables["ATOMICS"][("0000:af:00.0", b)] for b in BDFS] == ["32", "N/A", "64,32", "64,32", "64,32", "SELF", "32", "N/A"]
+    assert [tables["DMA"][("0000:df:00.0", b)] for b in BDFS] == ["T", "T", "T", "F", "F", "T", "F", "SELF"]
+    assert all(len(table) == 64 for table in tables.values())
+
+
+def test_topology_json_2gpu_pcie():
+    text = _output("amd-smi_topology-a-t-json_2gpu-pcie_amdsmi-6.1.1-changelog.txt", "/opt/rocm/bin/amd-smi topology -a -t --json")
+    a, b = "0000:08:00.0", "0000:44:00.0"
+    assert amd_smi.parse_topology(text) == {
+        "LINK TYPE": {(a, a): "SELF", (a, b): "PCIE", (b, a): "PCIE", (b, b): "SELF"},
+        "LINK STATUS": {(a, a): "ENABLED", (a, b): "DISABLED", (b, a): "DISABLED", (b, b): "ENABLED"},
+    }
+
+
+def test_topology_and_version_unknown_formats():
+    with pytest.raises(amd_smi.AmdSmiFormatError) as raised:
+        amd_smi.parse_topology(_output(LIST_2GPU, "amd-smi list"))
+    assert str(raised.value) == "no '<NAME> TABLE:' section and no JSON list of GPU links"
+    with pytest.raises(amd_smi.AmdSmiFormatError) as raised:
+        amd_smi.parse_topology("LINK TYPE TABLE:\n             0000:0c:00.0 0000:22:00.0\n0000:0c:00.0 SELF\n")
+    assert str(raised.value) == "LINK TYPE TABLE row '0000:0c:00.0 SELF' has 1 cells for 2 columns"
+    with pytest.raises(amd_smi.AmdSmiFormatError) as raised:
+        amd_smi.parse_version("AMDSMI Tool 23.4.2+505b858")
+    assert str(raised.value) == "no '<name>: <value>' fields"
+
+
+def test_version():
+    assert amd_smi.parse_version(_output("amd-smi_version_amdsmi-6.1.0-changelog.txt", "amd-smi version")) == {
+        "amdsmi tool": "23.4.2+505b858", "amdsmi library version": "24.2.0.0", "rocm version": "6.1.0"}

@@ -66,3 +66,19 @@ def test_showhw_row_cut_short_is_named():
         rocm_smi.parse_showhw(cut)
     assert str(raised.value) == ("row '11   15    0x74a0  46402  gfx942   ENABLED  ENABLED   DISABL' has 10 cells for the 11 columns "
                                  "GPU, NODE, DID, GUID, GFX VER, GFX RAS, SDMA RAS, UMC RAS, VBIOS, BUS, PARTITION ID")
+
+
+def test_showproduct_kfd_nodes_and_names():
+    (_command, text), = amd_trees.outputs("rocm-smi_showproduct_mi300a-4apu_rocm-smi-lib-6.1.1-changelog.txt")
+    assert rocm_smi.parse_showproduct(text) == dict(
+        (n, {"name": "Aqua Vanjaram [Instinct MI300A]", "kfd_node": n + 4, "guid": guid}) for n, guid in enumerate((60294, 35406, 10263, 52959)))
+    with pytest.raises(rocm_smi.RocmSmiFormatError) as raised:
+        rocm_smi.parse_showproduct(amd_trees.outputs(SHOWBUS_BUGGY)[0][1])
+    assert str(raised.value) == "no 'GPU[n] : Card Series: <name>' line"
+
+
+def test_fields_of_rocm_smi_i():
+    (_command, text), = amd_trees.outputs("rocm-smi_i_mi300a-4apu_rocm-smi-lib-6.1.1-changelog.txt")
+    assert rocm_smi.parse_fields(text) == dict(
+        (n, {"Device Name": "Aqua Vanjaram [Instinct MI300A]", "Device ID": "0x74a0", "Device Rev": "0x00", "Subsystem ID": "0x74a0",
+             "GUID": guid}) for n, guid in enumerate(("60294", "35406", "10263", "52959")))

@@ -43,18 +43,22 @@ def _static_runner(name=STATIC_MI300A):
 def test_amd_smi_text_static_on_4x_mi300a_in_kernel(tmp_path):
     runner = _static_runner()
     facts = gather(mi300a(tmp_path), runner=runner)
-    assert runner.calls == [("amd-smi", "static", "--json"), ("amd-smi", "static"), ("amd-smi", "list", "--json"), ("amd-smi", "list")]
+    assert runner.calls == [("amd-smi", "static", "--json"), ("amd-smi", "static"), ("amd-smi", "list", "--json"), ("amd-smi", "list"),
+                            ("amd-smi", "topology", "-t", "--json"), ("amd-smi", "topology", "-t"), ("amd-smi", "version")]
     assert [(g["pci_address"], g["name"], g["numa_node"], g["numa_source"], g["vendor_affinity"], g["findings"]) for g in facts["gpus"]] == [
         ("000%d:01:00.0" % n, "MI300A", n, "sysfs", {"source": "amd-smi", "numa_node": n, "cpus": None, "gpu_numa_id": None}, [])
         for n in range(4)]
     assert facts["gpus"][2]["amd"]["tool"] == {
         "source": "amd-smi", "gpus": [2], "numa_node": 2, "cpus": None, "uuid": None, "name": "MI300A",
-        "compute_partition": "SPX", "memory_partition": "NPS1", "driver_version": "6.9.0-rc5+"}
+        "compute_partition": "SPX", "memory_partition": "NPS1", "driver_version": "6.9.0-rc5+", "links": [], "versions": None}
     # The driver stays in-kernel, version unknown: the kernel release amd-smi prints is never taken as the driver's version.
     assert facts["gpus"][0]["amd"]["driver"]["version"] is None and facts["gpus"][0]["amd"]["driver"]["in_kernel"] is True
     assert facts["warnings"] == [
         "amd-smi list --json failed with rc 2: no recorded output for amd-smi list --json; amd-smi list failed with rc 2: "
         "no recorded output for amd-smi list; its values are not used, AMD GPU facts from sysfs without it",
+        "amd-smi topology -t --json failed with rc 2: no recorded output for amd-smi topology -t --json; amd-smi topology -t failed "
+        "with rc 2: no recorded output for amd-smi topology -t; its values are not used, AMD GPU facts from sysfs without it",
+        "amd-smi version failed with rc 2: no recorded output for amd-smi version; its values are not used, AMD GPU facts from sysfs without it",
         IN_KERNEL,
     ]
 
@@ -113,7 +117,7 @@ def test_rocm_smi_showtopo_numa_node_vs_affinity_caught(tmp_path):
     topo = amd_trees.verbatim(SHOWTOPO_BUGGY).split("\n", 1)[1]  # the first line is the changelog's prose
     runner = RecordedRunner({("rocm-smi", "--showtopo"): (0, topo, ""), ("rocm-smi", "--showhw"): (0, _output(SHOWHW, "rocm-smi --showhw"), "")})
     facts = gather(mi300a(tmp_path, mode="TPX"), runner=runner)
-    assert runner.calls == [("rocm-smi", "--showhw"), ("rocm-smi", "--showbus"), ("rocm-smi", "--showtopo")]
+    assert runner.calls == [("rocm-smi", "--showhw"), ("rocm-smi", "--showbus"), ("rocm-smi", "--showtopo"), ("rocm-smi", "--showproduct")]
     assert [(g["amd"]["tool"]["gpus"], g["vendor_affinity"]["numa_node"], g["numa_node"], g["numa_source"]) for g in facts["gpus"]] == [
         ([0, 1, 2], None, 0, "sysfs"), ([3, 4, 5], None, 1, "sysfs"), ([6, 7, 8], None, 2, "sysfs"), ([9, 10, 11], None, 3, "sysfs")]
     assert facts["gpus"][1]["findings"] == [
@@ -141,6 +145,9 @@ def test_tool_output_in_an_unknown_format_is_named_and_facts_come_from_sysfs(tmp
         "in an unknown format (no JSON and no 'GPU: <n>' block); its values are not used, AMD GPU facts from sysfs without it",
         "amd-smi list --json printed output in an unknown format (JSON is neither a list of GPU objects nor {\"gpu_data\": [...]}); "
         "amd-smi list printed output in an unknown format (no output); its values are not used, AMD GPU facts from sysfs without it",
+        "amd-smi topology -t --json failed with rc 2: no recorded output for amd-smi topology -t --json; amd-smi topology -t failed "
+        "with rc 2: no recorded output for amd-smi topology -t; its values are not used, AMD GPU facts from sysfs without it",
+        "amd-smi version failed with rc 2: no recorded output for amd-smi version; its values are not used, AMD GPU facts from sysfs without it",
     ]
     assert [(g["numa_node"], g["numa_source"], g["vendor_affinity"], g["amd"]["tool"]) for g in facts["gpus"]] == [
         (n, "sysfs", None, None) for n in range(4)]
@@ -178,3 +185,64 @@ def test_no_tools_for_a_snapshot_without_a_runner_and_with_gpu_source_sysfs(tmp_
     assert all(g["amd"]["tool"] is None for g in gather(root, gpu_source="sysfs", runner=runner)["gpus"])
     assert runner.calls == []
     assert os.path.isdir(os.path.join(root, "sys/bus/pci/devices/0000:01:00.1"))
+
+
+TOPOLOGY = "amd-smi_topology_8x-mi300x_amdsmi-6.1.0-changelog.txt"
+TRANSFERBENCH = "transferbench_8x-mi300x_bdf-closest-numa_rocm-smi-lib-6.1.0-changelog.txt"
+
+
+def _transferbench_numa():
+    """{PCI address: closest NUMA node} from the TransferBench table of the same 8x MI300X host."""
+    numa = {}
+    for line in amd_trees.verbatim(TRANSFERBENCH).splitlines():
+        cells = [cell.strip() for cell in line.split("|")]
+        if len(cells) > 11 and cells[0].startswith("GPU"):
+            numa[cells[9]] = int(cells[11])
+    return numa
+
+
+def test_amd_smi_topology_on_8x_mi300x(tmp_path):
+    """amd-smi topology (text) on the 8x MI300X host, NUMA from its TransferBench table; the list answer is the ID | BDF
+    enumeration that host's amd-smi topology -h prints, written as amd-smi list --json writes it."""
+    numa = _transferbench_numa()
+    assert numa == {"0000:0c:00.0": 0, "0000:22:00.0": 0, "0000:38:00.0": 0, "0000:5c:00.0": 0,
+                    "0000:9f:00.0": 1, "0000:af:00.0": 1, "0000:bf:00.0": 1, "0000:df:00.0": 1}
+    root = str(tmp_path / "root")
+    amd_trees.build_numa(root, {0: [0, 1], 1: [2, 3]})
+    for address, node in numa.items():
+        amd_trees.build_pci(root, address, "0x120000", "amdgpu", node, "0-1" if node == 0 else "2-3")
+    listing = "\n".join('{"gpu": %d, "bdf": "%s"}' % (n, address) for n, address in enumerate(sorted(numa)))
+    runner = RecordedRunner({
+        ("amd-smi", "static", "--json"): (0, "[]", ""),
+        ("amd-smi", "list", "--json"): (0, "[" + listing.replace("\n", ", ") + "]", ""),
+        ("amd-smi", "topology", "-t"): (0, _output(TOPOLOGY, "amd-smi topology"), ""),
+        ("amd-smi", "version"): (0, _output("amd-smi_version_amdsmi-6.1.0-changelog.txt", "amd-smi version"), ""),
+    })
+    facts = gather(root, runner=runner)
+    first = facts["gpus"][0]
+    assert first["amd"]["tool"]["links"] == [{"pci_address": address, "type": "xgmi"} for address in sorted(numa)[1:]]
+    assert first["amd"]["tool"]["versions"] == {"amdsmi tool": "23.4.2+505b858", "amdsmi library version": "24.2.0.0", "rocm version": "6.1.0"}
+    assert [g["findings"] for g in facts["gpus"]] == [[]] * 8  # no KFD tree here: nothing to disagree with
+    # topology -t --json had no recorded answer, the text form did: one that answers is enough, so no warning.
+    assert facts["warnings"] == []
+
+
+def test_amd_smi_link_type_against_kfd_is_a_finding(tmp_path):
+    """A constructed amd-smi topology -t --json (the 6.1.1 JSON's shape) saying PCIE inside the MI210 XGMI hive KFD shows."""
+    gpus = dict([("0000:%s:00.0" % bus, 0) for bus in ("63", "43", "03", "26")] + [("0000:%s:00.0" % bus, 1) for bus in ("e3", "c3", "83", "a3")])
+    root = amd_trees.build_host(tmp_path, MI210, gpus, {0: [0, 1], 1: [2, 3]}, "0x038000")
+    topology = ('[{"gpu": 0, "bdf": "0000:63:00.0", "links": [{"gpu": 1, "bdf": "0000:43:00.0", "link_status": "ENABLED", "link_type": "PCIE"},'
+                ' {"gpu": 2, "bdf": "0000:e3:00.0", "link_status": "ENABLED", "link_type": "PCIE"}]}]')
+    runner = RecordedRunner({
+        ("amd-smi", "static", "--json"): (0, "[]", ""),
+        ("amd-smi", "list", "--json"): (0, '[{"gpu": 0, "bdf": "0000:63:00.0"}]', ""),
+        ("amd-smi", "topology", "-t", "--json"): (0, topology, ""),
+        ("amd-smi", "version"): (0, "AMDSMI Tool: 1 | amdgpu version: 6.10.5", ""),
+    })
+    facts = gather(root, runner=runner)
+    gpu = [g for g in facts["gpus"] if g["pci_address"] == "0000:63:00.0"][0]
+    assert gpu["amd"]["tool"]["links"] == [{"pci_address": "0000:43:00.0", "type": "pcie"}, {"pci_address": "0000:e3:00.0", "type": "pcie"}]
+    # 0000:e3:00.0 is in the other hive: KFD has no GPU link to it, so nothing to disagree with.
+    assert gpu["findings"] == ["KFD links it to 0000:43:00.0 over xgmi, amd-smi prints pcie; kept KFD's"]
+    assert facts["warnings"][-1] == ("amd-smi prints driver version '6.10.5'; without sys/module/amdgpu/version the driver is the in-kernel "
+                                     "amdgpu, version unknown (what the tool prints is the kernel's)")
