@@ -5,6 +5,7 @@ names (address, CPU node), bound to amdgpu, with the PCI class the README gives 
 """
 
 import os
+import re
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import amd
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts.gather import gather
@@ -162,9 +163,12 @@ def test_oracle_shows_the_findings(tmp_path):
 
 
 def test_uuid_of_matches_amd_smi_on_the_mi300a_pairs():
-    """ASIC_SERIAL (amd-smi static) against UUID (amd-smi list --help), the same 4x MI300A host."""
-    serials = ["0x7E8F7E20764E2714", "0xB6AE7C8CEFE1F084", "0x367125D815189854", "0xF4C44C2BE5E66537"]
-    assert [amd.uuid_of(str(int(serial, 16)), "0x74a0") for serial in serials] == [
-        "7eff74a0-0000-1000-808f-7e20764e2714", "b6ff74a0-0000-1000-80ae-7c8cefe1f084",
-        "36ff74a0-0000-1000-8071-25d815189854", "f4ff74a0-0000-1000-80c4-4c2be5e66537"]
+    """ASIC_SERIAL (amd-smi static) against UUID (amd-smi list --help's device choices), the same 4x MI300A host, read in place."""
+    static = dict(amd_trees.outputs("amd-smi_static_4x-mi300a-4numa-inkernel-6.9rc5_amdsmi-cli-readme.txt"))["amd-smi static"]
+    serials = re.findall(r"ASIC_SERIAL: (0x[0-9A-F]{16})", static)
+    help_text = amd_trees.verbatim("amd-smi_list-help-device-choices_4x-mi300a-bdf-uuid_amdsmi-howto.txt")
+    uuids = re.findall(r"ID: \d \| BDF: \S+ \| UUID: (\S+)", help_text)
+    assert len(serials) == len(uuids) == 4
+    assert [amd.uuid_of(str(int(serial, 16)), "0x74a0") for serial in serials] == uuids
+    assert uuids[0] == "7eff74a0-0000-1000-808f-7e20764e2714"
     assert amd.uuid_of(None, "0x74a0") is None
