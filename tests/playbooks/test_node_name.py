@@ -93,8 +93,8 @@ def test_verify_reads_only_the_named_node(double, tmp_path):
     seen = node_requests(double)
     node = "/api/v1/nodes/%s" % NODE
     # kubelet_verify first (the first API call: an API that does not answer stops the run there), then the Node, the metrics,
-    # the canary's node, the record's stack_info and the pool's nodes (a list: the path without a name).
+    # three more reads of the named Node (the evidence's and the record's) and the pool's nodes (a list: the path without a name).
     assert seen == [("GET", node), ("GET", node + "/proxy/healthz"), ("GET", node), ("GET", node + "/proxy/healthz"), ("GET", node),
-                    ("GET", node + "/proxy/metrics"), ("GET", node), ("GET", node), ("GET", "/api/v1/nodes")]
+                    ("GET", node + "/proxy/metrics"), ("GET", node), ("GET", node), ("GET", node), ("GET", "/api/v1/nodes")]
     assert result["stats"][HOST]["failures"] == 0
     assert not [entry for entry in double.requests if HOST in entry[1]]
