@@ -19,7 +19,7 @@ from ansible_collections.gpusmith.numa_gate.tests.unit import ansible_run, playb
 if os.path.join(ansible_run.REPO, "tests", "doubles") not in sys.path:
     sys.path.insert(0, os.path.join(ansible_run.REPO, "tests", "doubles"))
 
-from apiserver import server  # noqa: E402 pylint: disable=wrong-import-position,import-error
+from apiserver import device_objects, server  # noqa: E402 pylint: disable=wrong-import-position,import-error
 
 CANARY = {"example.com/pod-managers": "canary"}
 
@@ -38,7 +38,7 @@ def play(double, tmp_path, **extra):
     variables = playbook_run.write_vars(tmp_path, dict({
         "numa_gate_artifacts_dir": str(tmp_path / "artifacts"), "numa_gate_kubeconfig": double.write_kubeconfig(tmp_path / "kubeconfig"),
         "numa_gate_node_name": "gpu-1", "acceptance_record_read_api": True,
-        "acceptance_record_versions": {"driver": "580.82.07", "device_plugin": "v0.17.1"}}, **extra))
+        "acceptance_record_versions": {"driver": "580.82.07", "device_plugin": "v0.16.0", "workload": "vllm-0.11"}}, **extra))
     playbook_run.run(tmp_path, playbook, *playbook_run.LOCALHOST, "-e", "@%s" % variables)
     record = json.loads((tmp_path / "artifacts" / "localhost" / "acceptance.json").read_text())
     return record, (tmp_path / "artifacts" / "localhost" / "acceptance.md").read_text(), (tmp_path / "artifacts" / "index.html").read_text()
@@ -46,8 +46,9 @@ def play(double, tmp_path, **extra):
 
 FACTS = "the node's facts in this run (numa_gate_topology.kernel)"
 GIVEN = "given to the record (acceptance_record_versions, or the evidence's versions), not observed here"
-WORKLOADS = "Deployments and DaemonSets (apps/v1, all namespaces)"
-# The double serves no Deployments (apps/v1 deployments answers 404): the operators' and plugins' reads fail, each said with its error.
+WORKLOADS = "Deployments (apps/v1, all namespaces)"
+PLUGIN = "DaemonSet kube-system/nvidia-device-plugin-daemonset, image nvcr.io/nvidia/k8s-device-plugin:v0.17.1"
+# The double serves no Deployments (apps/v1 deployments answers 404): what is not among the DaemonSets is unknown, said with that error.
 NOT_SERVED = "the server could not find the requested resource"
 TABLE = [
     "| component | version | state | source | read at (UTC) | error |", "|---|---|---|---|---|---|",
@@ -56,11 +57,12 @@ TABLE = [
     "| container_runtime | containerd://2.1.0 | found | the Node's status.nodeInfo.containerRuntimeVersion | {at} | - |",
     "| kernel | 6.1.0 | found | the Node's status.nodeInfo.kernelVersion | {at} | - |",
     "| node_image | Debian GNU/Linux 12 (bookworm) | found | the Node's status.nodeInfo.osImage | {at} | - |"] + [
-    "| %s | unknown | read failed | %s | {at} | %s |" % (component, WORKLOADS, NOT_SERVED)
-    for component in ("gpu_operator", "network_operator", "device_plugin", "dra_driver", "sriov_device_plugin")] + [
+    "| %s | unknown | read failed | %s | {at} | %s |" % (component, WORKLOADS, NOT_SERVED) for component in ("gpu_operator", "network_operator")] + [
+    "| device_plugin | v0.17.1 | found | %s | {at} | - |" % PLUGIN] + [
+    "| %s | unknown | read failed | %s | {at} | %s |" % (component, WORKLOADS, NOT_SERVED) for component in ("dra_driver", "sriov_device_plugin")] + [
     "| kernel | 6.18.44-vm | found | %s | {generated} | - |" % FACTS,
-    "| device_plugin | v0.17.1 | given | %s | not dated | - |" % GIVEN,
-    "| driver | 580.82.07 | given | %s | not dated | - |" % GIVEN]
+    "| driver | 580.82.07 | given | %s | not dated | - |" % GIVEN,
+    "| workload | vllm-0.11 | given | %s | not dated | - |" % GIVEN]
 
 
 def utc(text):
@@ -69,6 +71,9 @@ def utc(text):
 
 def test_every_version_with_where_and_when_it_was_read(double, tmp_path):
     double.add_node("gpu-1", labels=CANARY)
+    # NVIDIA's device plugin as its static DaemonSet ships it (k8s-device-plugin deployments/static/nvidia-device-plugin.yml).
+    device_objects.add_plugin(double, "nvidia-device-plugin-daemonset", "kube-system", "gpu-1", {"name": "nvidia-device-plugin-ds"},
+                              [{"name": "nvidia-device-plugin-ctr", "image": "nvcr.io/nvidia/k8s-device-plugin:v0.17.1"}])
     before = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
     record, markdown, _index = play(double, tmp_path)
     after = datetime.datetime.now(datetime.timezone.utc)
@@ -81,9 +86,9 @@ def test_every_version_with_where_and_when_it_was_read(double, tmp_path):
     assert table.splitlines() == [line.format(at=read_at, generated=record["generated_at"]) for line in TABLE]
     assert record["versions"] == {
         "control_plane": "v1.37.1", "kubelet": "v1.37.1", "container_runtime": "containerd://2.1.0", "kernel": "6.18.44-vm",
-        "node_image": "Debian GNU/Linux 12 (bookworm)", "driver": "580.82.07", "device_plugin": "v0.17.1",
-        # read failed: unknown (null), never absent; the operator's device_plugin is kept, said as given.
-        "gpu_operator": None, "network_operator": None, "dra_driver": None, "sriov_device_plugin": None}
+        "node_image": "Debian GNU/Linux 12 (bookworm)", "driver": "580.82.07", "workload": "vllm-0.11",
+        # observed wins over the operator's v0.16.0; read failed: unknown (null), never absent.
+        "device_plugin": "v0.17.1", "gpu_operator": None, "network_operator": None, "dra_driver": None, "sriov_device_plugin": None}
     # The support criterion runs on the whole stack: the Network Operator the table speaks of is unknown, so the record defers.
     support = [r for r in record["verdict"]["reasons"] if r["criterion"] == "support"]
     assert support[0] == {"criterion": "support", "effect": "defer", "message": (

@@ -12,6 +12,7 @@ when its read failed) and returns ``{"read_at", "versions", "observed", "control
   error): the control plane (``/version`` gitVersion), the kubelet, the container runtime, the kernel and the node
   image (the Node's ``status.nodeInfo``), and, when workloads were read, each of `IMAGES` found among the
   Deployments' and DaemonSets' containers (the image's tag, else the workload's ``app.kubernetes.io/version`` label);
+  one not found is ``read failed`` when a list could not be read (the list named, its error), else ``not found``;
 - ``versions``: the record's map, ``{component: version}`` for each component found (null: found, version unknown);
   a component not found has no key (not installed), one whose read failed is null (unknown, never absent);
 - ``control_plane_gates``: ``{gate: bool}`` from kube-apiserver's ``kubernetes_feature_enabled`` series
@@ -72,26 +73,32 @@ def _image(image):
     return name.rsplit("/", 1)[-1], tag or None
 
 
-def _workload_entries(workloads, read_at):
-    if _failed(workloads):
-        return [_entry(key, None, "read failed", "Deployments and DaemonSets (apps/v1, all namespaces)", read_at, workloads["error"])
-                for key, _name in IMAGES]
+_LISTS = "Deployments and DaemonSets (apps/v1, all namespaces)"
+
+
+def _workload_entries(lists, read_at):
+    """One entry per image of `IMAGES` from ``lists`` ({what: items or {"error": text}}): found in a list that answered; else
+    read failed when a list failed (its error: it may be there); else not found."""
+    failed = [(what, answer["error"]) for what, answer in lists.items() if _failed(answer)]
     found = {}
-    for item in workloads or []:
-        meta = item.get("metadata") or {}
-        where = "%s %s/%s" % (item.get("kind") or "workload", meta.get("namespace"), meta.get("name"))
-        label = (meta.get("labels") or {}).get("app.kubernetes.io/version")
-        for container in (((item.get("spec") or {}).get("template") or {}).get("spec") or {}).get("containers") or []:
-            name, tag = _image(container.get("image"))
-            for key, wanted in IMAGES:
-                if name == wanted and key not in found:
-                    found[key] = _entry(key, tag or label, "found", "%s, image %s" % (where, container.get("image")), read_at)
-    return [found.get(key) or _entry(key, None, "not found", "Deployments and DaemonSets (apps/v1, all namespaces)", read_at)
-            for key, _name in IMAGES]
+    for _what, answer in lists.items():
+        for item in [] if _failed(answer) else answer or []:
+            meta = item.get("metadata") or {}
+            where = "%s %s/%s" % (item.get("kind") or "workload", meta.get("namespace"), meta.get("name"))
+            label = (meta.get("labels") or {}).get("app.kubernetes.io/version")
+            for container in (((item.get("spec") or {}).get("template") or {}).get("spec") or {}).get("containers") or []:
+                name, tag = _image(container.get("image"))
+                for key, wanted in IMAGES:
+                    if name == wanted and key not in found:
+                        found[key] = _entry(key, tag or label, "found", "%s, image %s" % (where, container.get("image")), read_at)
+    source = "; ".join(what for what, _error in failed) or _LISTS
+    error = "; ".join(error if len(failed) == 1 else "%s: %s" % (what, error) for what, error in failed) or None
+    return [found.get(key) or _entry(key, None, "read failed" if failed else "not found", source, read_at, error) for key, _name in IMAGES]
 
 
 def observe(answers, read_at):
-    """See the module docstring; ``answers`` has ``version``, ``metrics``, ``node`` and, when read, ``workloads``."""
+    """See the module docstring; ``answers`` has ``version``, ``metrics``, ``node`` and, when read, ``deployments`` and ``daemonsets``
+    (each a list, or its error), or ``workloads`` (both lists in one)."""
     entries = []
     version = answers.get("version")
     if _failed(version):
@@ -106,8 +113,11 @@ def observe(answers, read_at):
             entries.append(_entry(key, None, "read failed", source, read_at, node["error"]))
         else:
             entries.append(_entry(key, info.get(field) or None, "found", source, read_at))
-    if "workloads" in answers:
-        entries += _workload_entries(answers["workloads"], read_at)
+    if "deployments" in answers or "daemonsets" in answers:  # each list read on its own: one that fails hides nothing the other found
+        entries += _workload_entries({"Deployments (apps/v1, all namespaces)": answers.get("deployments") or [],
+                                      "DaemonSets (apps/v1, all namespaces)": answers.get("daemonsets") or []}, read_at)
+    elif "workloads" in answers:
+        entries += _workload_entries({_LISTS: answers["workloads"]}, read_at)
     metrics = answers.get("metrics")
     versions = dict((e["component"], e["version"]) for e in entries if e["state"] != "not found")
     return {"read_at": read_at, "versions": versions, "observed": entries,

@@ -34,9 +34,10 @@ def test_workloads_a_failed_list_is_its_error(cluster):
     _api, kubeconfig = cluster
     result = in_process.run(stack_info, {"node": "gpu-1", "kubeconfig": kubeconfig, "workloads": True})
     failed = [entry for entry in result["observed"] if entry["state"] == "read failed"]
-    # The double serves no Deployments: the list fails, and every operator's version is unknown, never "not installed".
+    # The double serves no Deployments: that list fails, and every image not among the DaemonSets is unknown, never "not installed".
     assert [entry["component"] for entry in failed] == ["gpu_operator", "network_operator", "device_plugin", "dra_driver", "sriov_device_plugin"]
     assert failed[0]["error"] == "the server could not find the requested resource"
+    assert failed[0]["source"] == "Deployments (apps/v1, all namespaces)"  # the DaemonSets were read: none of them is one of these
     assert result["versions"]["network_operator"] is None and "network_operator" in result["versions"]
 
 

@@ -79,3 +79,21 @@ def test_no_driver_is_not_found_a_failed_read_its_error_no_read_none():
         "read failed", SYSFS + "; " + SMI, SMI + ": NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.")
     assert observe.driver({"read_at": AT, "sysfs": {"skipped": True}, "nvidia_smi": None}) is None
     assert observe.driver(None) is None
+
+
+def test_each_list_read_on_its_own_a_failed_one_hides_nothing_the_other_found():
+    plugin = workload("DaemonSet", "kube-system", "nvidia-device-plugin", "nvcr.io/nvidia/k8s-device-plugin:v0.17.1")
+    seen = observe.observe({"version": {"gitVersion": "v1.37.1"}, "metrics": "", "node": NODE,
+                            "deployments": {"error": "deployments.apps is forbidden"}, "daemonsets": [plugin]}, AT)
+    by = dict((e["component"], e) for e in seen["observed"])
+    assert by["device_plugin"] == {"component": "device_plugin", "version": "v0.17.1", "state": "found", "read_at": AT, "error": None,
+                                   "source": "DaemonSet kube-system/nvidia-device-plugin, image nvcr.io/nvidia/k8s-device-plugin:v0.17.1"}
+    # Not among the DaemonSets, and the Deployments could not be read: unknown, naming that list and its error.
+    assert by["network_operator"] == {"component": "network_operator", "version": None, "state": "read failed", "read_at": AT,
+                                      "source": "Deployments (apps/v1, all namespaces)", "error": "deployments.apps is forbidden"}
+    both = observe.observe({"version": {}, "metrics": "", "node": NODE, "deployments": {"error": "a"}, "daemonsets": {"error": "b"}}, AT)
+    assert [(e["source"], e["error"]) for e in both["observed"] if e["component"] == "dra_driver"] == [
+        ("Deployments (apps/v1, all namespaces); DaemonSets (apps/v1, all namespaces)",
+         "Deployments (apps/v1, all namespaces): a; DaemonSets (apps/v1, all namespaces): b")]
+    none = observe.observe({"version": {}, "metrics": "", "node": NODE, "deployments": [], "daemonsets": []}, AT)
+    assert {e["state"] for e in none["observed"] if e["component"] in dict(observe.IMAGES)} == {"not found"}
