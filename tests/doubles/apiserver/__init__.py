@@ -11,5 +11,6 @@ point clients at it with ``write_kubeconfig``. Modules: ``server`` (the object t
 ``discovery`` (the discovery documents), ``tables`` (server-side printing for kubectl get),
 ``proxy`` (the node proxy to a kubelet), ``watch`` (watch streams and the watch-list bookmark),
 ``dryrun`` (server-side dry run), ``node_resources`` and ``quantity`` (node capacity and allocatable),
-``controllers`` (the ReplicaSet controller and scheduler stand-ins). It imports nothing from the collection under test.
+``controllers`` (the ReplicaSet controller and scheduler stand-ins), ``workloads`` (Deployments, StatefulSets,
+the PodLevelResources drop on create). It imports nothing from the collection under test.
 """

@@ -105,6 +105,8 @@ class ReplicaSetController(follower.EventFollower):
             owner = self.store.get("replicasets", namespace, ref["name"])
         except api_status.ApiError:
             return
+        if (objects.controller_ref(owner) or {}).get("kind") == "Deployment":
+            return  # a Deployment's ReplicaSet has its template: workloads.py keeps its replicas
         for dummy in range(int(owner["spec"].get("replicas", 1))):
             pods = self.store.list("pods")[0]
             active = [p for p in pods if (objects.controller_ref(p) or {}).get("uid") == owner["metadata"]["uid"] and objects.is_pod_active(p)]

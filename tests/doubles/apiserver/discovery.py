@@ -44,6 +44,8 @@ RESOURCE_LISTS = {
     "apps/v1": [
         _resource("daemonsets", "daemonset", True, "DaemonSet", _RW, ["ds"], categories=["all"]),
         _resource("replicasets", "replicaset", True, "ReplicaSet", _RW, ["rs"], categories=["all"]),
+        _resource("deployments", "deployment", True, "Deployment", _RW, ["deploy"], categories=["all"]),
+        _resource("statefulsets", "statefulset", True, "StatefulSet", _RW, ["sts"], categories=["all"]),
     ],
     "policy/v1": [
         _resource("poddisruptionbudgets", "poddisruptionbudget", True, "PodDisruptionBudget", _RW, ["pdb"]),

@@ -20,7 +20,7 @@ import http.server
 import json
 import urllib.parse
 
-from apiserver import binding, discovery, dryrun, eviction, jobs, leases, objects, patch, protobuf_body, proxy, selection, tables, watch
+from apiserver import binding, discovery, dryrun, eviction, jobs, leases, objects, patch, protobuf_body, proxy, selection, tables, watch, workloads
 from apiserver import status as api_status
 from apiserver import store as api_store
 from apiserver import tls as api_tls
@@ -155,6 +155,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             uid = obj["metadata"]["uid"]
             owned = [p for p in pods if any(r.get("uid") == uid for r in p["metadata"].get("ownerReferences") or [])]
             obj["status"] = objects.workload_status(obj, owned)
+        if resource in ("deployments", "statefulsets"):
+            obj["status"] = workloads.status(double.store, resource, obj)
         return obj
 
     def _collection(self, double, resource, namespace, query, body, watching):
@@ -170,6 +172,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 obj["status"] = {"phase": "Pending", "qosClass": objects.qos_class(obj.get("spec") or {})}
             if resource == "jobs":
                 obj = jobs.prepare_create(obj)
+            # PrepareForCreate of the pod and workload strategies: defaults, and the PodLevelResources drop (workloads.py).
+            obj = workloads.drop_disabled(resource, workloads.prepare_create(resource, obj), double.feature_gates.get(workloads.GATE, ("", True))[1])
             if resource == "leases":
                 leases.validate(obj)
             return 201, store.create(resource, obj, dry_run=dryrun.requested("CreateOptions", query))

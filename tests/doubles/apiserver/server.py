@@ -10,13 +10,14 @@ HTTPS and client certificates, with ``tokens`` ({token: user}) bearer tokens req
 copies from the real API server is written in the docstring of the module that implements it
 (status, store, eviction, selection, patch, discovery, tables, proxy, watch, handler, audit).
 ``controllers=True`` adds what the ReplicaSet controller and the scheduler would do (controllers.py), and the
-Job controller and garbage collector (jobs.py; `finish_job` ends a Job's pod, as no container runs here).
+Job controller and garbage collector (jobs.py; `finish_job` ends a Job's pod, as no container runs here), and the
+Deployment and StatefulSet controllers with the scheduler's nodeSelector and extended-resource filters (workloads.py).
 """
 
 import http.server
 import threading
 
-from apiserver import audit, discovery, handler, jobs, leases, objects, tls as api_tls
+from apiserver import audit, discovery, handler, jobs, leases, objects, tls as api_tls, workloads
 from apiserver import controllers as replicaset_controller
 from apiserver import status as api_status
 from apiserver import store as api_store
@@ -59,6 +60,7 @@ class ApiServerDouble:
         self.controllers = controllers
         self._replicasets = None
         self._jobs = None
+        self._workloads = None
         self.pod_logs = {}
         # kube-apiserver's feature gates as its /metrics reports them (discovery.metrics): {name: (stage, enabled)}.
         self.feature_gates = dict(discovery.FEATURE_GATES)
@@ -79,6 +81,7 @@ class ApiServerDouble:
         if self.controllers:
             self._replicasets = replicaset_controller.ReplicaSetController(self.store).start()
             self._jobs = jobs.JobController(self.store).start()
+            self._workloads = workloads.WorkloadController(self.store).start()
         return self
 
     def stop(self):
@@ -89,6 +92,9 @@ class ApiServerDouble:
         if self._jobs is not None:
             self._jobs.stop()
             self._jobs = None
+        if self._workloads is not None:
+            self._workloads.stop()
+            self._workloads = None
         if self._httpd is not None:
             self._httpd.shutdown()
             self._httpd.server_close()

@@ -37,6 +37,8 @@ RESOURCES = {
     "events": ("", "v1", "Event", True),
     "daemonsets": ("apps", "v1", "DaemonSet", True),
     "replicasets": ("apps", "v1", "ReplicaSet", True),
+    "deployments": ("apps", "v1", "Deployment", True),
+    "statefulsets": ("apps", "v1", "StatefulSet", True),
     "poddisruptionbudgets": ("policy", "v1", "PodDisruptionBudget", True),
     "configmaps": ("", "v1", "ConfigMap", True),
     "resourceslices": ("resource.k8s.io", "v1", "ResourceSlice", False),
