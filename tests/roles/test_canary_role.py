@@ -1,8 +1,9 @@
 # Copyright: (c) 2026, GPU Smith
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The canary role with the operator's workload through its controller, against the API double (tests/doubles/apiserver) with its
-controllers on: a Job's pod is the evidence subject (read back by uid, its controller named), the remove entry point leaves nothing of
-it; a CronJob is refused naming the kinds accepted, and nothing is created (issue 26)."""
+controllers on: a Job's pod, and a GPU Deployment's pod through the Deployment and ReplicaSet controllers, are the evidence subjects
+(read back by uid, their controller named), the remove entry point leaves nothing of them; a Deployment no node takes ends at the bound
+naming the scheduler's reason; a CronJob is refused naming the kinds accepted, and nothing is created (issue 26)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from ansible_collections.gpusmith.numa_gate.tests.unit import ansible_run
 if os.path.join(ansible_run.REPO, "tests", "doubles") not in sys.path:
     sys.path.insert(0, os.path.join(ansible_run.REPO, "tests", "doubles"))
 
-from apiserver import server  # noqa: E402 pylint: disable=wrong-import-position,import-error
+from apiserver import server, workloads  # noqa: E402 pylint: disable=wrong-import-position,import-error
 
 PLAY = """- hosts: localhost
   gather_facts: false
@@ -53,10 +54,10 @@ def fixture_double():
         started.stop()
 
 
-def run(double, tmp_path, workload):
+def run(double, tmp_path, workload, node="gpu-1", timeout=10):
     (tmp_path / "play.yml").write_text(PLAY)
     (tmp_path / "vars.json").write_text(json.dumps({
-        "numa_gate_kubeconfig": double.write_kubeconfig(tmp_path / "kubeconfig"), "canary_node_name": "gpu-1", "canary_timeout": 10,
+        "numa_gate_kubeconfig": double.write_kubeconfig(tmp_path / "kubeconfig"), "canary_node_name": node, "canary_timeout": timeout,
         "canary_poll": 1, "canary_workload": workload, "result_path": str(tmp_path / "result.json")}))
     argv = [os.path.join(ansible_run.BIN, "ansible-playbook"), "-i", "localhost,", "-c", "local", str(tmp_path / "play.yml"),
             "-e", "@%s" % (tmp_path / "vars.json"), "-e", "ansible_python_interpreter=%s" % ansible_run.PYTHON]
@@ -92,3 +93,54 @@ def test_a_cronjob_is_refused_naming_the_kinds_accepted_and_nothing_is_created(d
                       "'__canary_pod': The filter plugin 'gpusmith.numa_gate.canary_manifest' failed: canary_manifest: canary: workload must be a "
                       "Deployment, StatefulSet, Job or Pod manifest, got kind 'CronJob': its pods come on a schedule, not when the canary is sent"]
     assert not [request for request in double.requests if request[0] != "GET"]
+
+
+DEPLOYMENT = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "gpu-serve"},
+              "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "serve"}},
+                       "template": {"metadata": {"labels": {"app": "serve"}},
+                                    "spec": {"terminationGracePeriodSeconds": 0, "containers": [dict(MAIN, image="vllm-serve:1")]}}}}
+POOL = {"example.com/pod-managers": "canary"}
+
+
+def workload_objects(double):
+    return {resource: sorted(o["metadata"]["name"] for o in double.store.list(resource)[0]) for resource in ("deployments", "replicasets", "pods")}
+
+
+def test_a_gpu_deployment_through_its_controller_is_the_subject_and_nothing_is_left(double, tmp_path):
+    double.add_node("gpu-2", labels=dict(POOL, **{"kubernetes.io/hostname": "gpu-2"}), capacity={"nvidia.com/gpu": "1"})
+    assert workload_objects(double) == {"deployments": [], "replicasets": [], "pods": []}
+    done = run(double, tmp_path, DEPLOYMENT, node="gpu-2")
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    result = json.loads((tmp_path / "result.json").read_text())
+    assert (result["kind"], result["workload"], result["created"]) == ("Deployment", "Deployment/gpu-serve", True)
+    assert result["diff"] == [
+        "metadata.labels: (none) -> {\"app.kubernetes.io/name\":\"numa-gate-canary\"}",
+        "metadata.namespace: (none) -> default",
+        "spec.template.metadata.labels.app.kubernetes.io/name: (none) -> numa-gate-canary",
+        "spec.template.spec.nodeSelector: (none) -> {\"example.com/pod-managers\":\"canary\",\"kubernetes.io/hostname\":\"gpu-2\"}",
+        "spec.template.spec.resources: (none) -> {\"limits\":{\"cpu\":\"2\",\"memory\":\"2Gi\"},\"requests\":{\"cpu\":\"2\",\"memory\":\"2Gi\"}}"]
+    [pod] = result["pods"]
+    # The Deployment controller's ReplicaSet, <deployment>-<pod-template-hash>, made the pod: <replicaset>-<5 characters>.
+    replicaset = "gpu-serve-" + workloads.template_hash(result["manifest"]["spec"]["template"])
+    assert pod["controller"] == "ReplicaSet/" + replicaset and pod["pod"].startswith("default/%s-" % replicaset)
+    assert (pod["uid"], pod["node"]) == (result["uid"], "gpu-2")
+    assert (pod["gpu_requests"], pod["stored_read"], pod["stored_resources"]) == (
+        {"nvidia.com/gpu": "1"}, True, {"limits": {"cpu": "2", "memory": "2Gi"}, "requests": {"cpu": "2", "memory": "2Gi"}})
+    assert result["admission"]["admitted"] is True
+    assert workload_objects(double) == {"deployments": [], "replicasets": [], "pods": []}  # the Deployment, its ReplicaSet and pod: gone
+
+
+def test_a_deployment_no_node_takes_ends_at_the_bound_naming_the_scheduler_and_leaves_nothing(double, tmp_path):
+    double.add_node("cpu-2", labels=dict(POOL, **{"kubernetes.io/hostname": "cpu-2"}))
+    before = workload_objects(double)
+    done = run(double, tmp_path, DEPLOYMENT, node="cpu-2", timeout=3)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    result = json.loads((tmp_path / "result.json").read_text())
+    message = ("0/2 nodes are available: 1 Insufficient nvidia.com/gpu, 1 node(s) didn't match Pod's node affinity/selector. preemption: 0/2 "
+               "nodes are available: 2 Preemption is not helpful for scheduling.")
+    assert result["admission"]["admitted"] is False
+    assert result["admission"]["failures"] == [{"layer": "scheduler", "reason": "Unschedulable", "message": message}]
+    [pod] = result["pods"]
+    assert (pod["node"], pod["gpu_requests"]) == (None, {"nvidia.com/gpu": "1"})
+    assert "canary %s: scheduler refused it (Unschedulable): %s" % (result["pod"], message) in done.stdout
+    assert (before, workload_objects(double)) == ({"deployments": [], "replicasets": [], "pods": []},) * 2
