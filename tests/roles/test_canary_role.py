@@ -37,8 +37,8 @@ PLAY = """- hosts: localhost
         name: gpusmith.numa_gate.canary
         tasks_from: remove
 """
-MAIN = {"name": "main", "image": "cuda-smoke:1", "resources": {"requests": {"cpu": "2", "memory": "2Gi"},
-                                                              "limits": {"cpu": "2", "memory": "2Gi", "nvidia.com/gpu": "1"}}}
+MAIN = {"name": "main", "image": "cuda-smoke:1",
+        "resources": {"requests": {"cpu": "2", "memory": "2Gi"}, "limits": {"cpu": "2", "memory": "2Gi", "nvidia.com/gpu": "1"}}}
 JOB = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "gpu-smoke"},
        "spec": {"template": {"metadata": {"labels": {"app": "smoke"}},
                              "spec": {"restartPolicy": "Never", "terminationGracePeriodSeconds": 1, "containers": [MAIN]}}}}

@@ -150,10 +150,12 @@ def _pod(store, name, namespace, template, owner, labels, extra_spec=None, gener
                       phase="Running" if node_name else "Pending")
     if node_name:
         spec["nodeName"] = node_name
-        pod["status"]["containerStatuses"] = [dict(pod["status"]["containerStatuses"][0], name=c.get("name", "main"), image=c.get("image", ""),
-                                                   containerID="containerd://%s" % hashlib.sha256(("%s/%s/%s" % (namespace, name, c.get("name")))
-                                                                                                    .encode()).hexdigest())
-                                              for c in spec.get("containers") or []]
+        first = pod["status"]["containerStatuses"][0]
+        # Each container its own ID, as containerd's: sha256 of "<namespace>/<pod>/<container>" here.
+        pod["status"]["containerStatuses"] = [
+            dict(first, name=c.get("name", "main"), image=c.get("image", ""),
+                 containerID="containerd://" + hashlib.sha256(("%s/%s/%s" % (namespace, name, c.get("name"))).encode()).hexdigest())
+            for c in spec.get("containers") or []]
     else:
         pod["status"] = {"phase": "Pending", "conditions": [{"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
                                                              "message": why, "lastProbeTime": None, "lastTransitionTime": now}]}
