@@ -81,8 +81,9 @@ def test_enable_in_check_mode_reads_only_the_named_node(double, tmp_path):
     done, result = playbook(tmp_path, double, "enable.yml", "--check", "-e", "numa_gate_hosts=gpu_canary")
     assert (done.returncode, failures(result)) == (0, []), double.requests
     seen = node_requests(double)
-    # Five reads of the named Node (the first: its eligibility) and nothing else: check mode patches nothing.
-    assert seen == [("GET", "/api/v1/nodes/%s" % NODE)] * 5
+    # Six reads of the named Node (the first: its eligibility; one by the dry run's admission check, for its extended resources)
+    # and nothing else: check mode patches nothing.
+    assert seen == [("GET", "/api/v1/nodes/%s" % NODE)] * 6
     assert not [entry for entry in double.requests if HOST in entry[1]]
     assert result["stats"][HOST]["failures"] == 0
 
