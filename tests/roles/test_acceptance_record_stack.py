@@ -19,7 +19,7 @@ from ansible_collections.gpusmith.numa_gate.tests.unit import ansible_run, playb
 if os.path.join(ansible_run.REPO, "tests", "doubles") not in sys.path:
     sys.path.insert(0, os.path.join(ansible_run.REPO, "tests", "doubles"))
 
-from apiserver import device_objects, server  # noqa: E402 pylint: disable=wrong-import-position,import-error
+from apiserver import device_objects, server, store as api_store  # noqa: E402 pylint: disable=wrong-import-position,import-error
 
 CANARY = {"example.com/pod-managers": "canary"}
 
@@ -48,18 +48,30 @@ FACTS = "the node's facts in this run (numa_gate_topology.kernel)"
 GIVEN = "given to the record (acceptance_record_versions, or the evidence's versions), not observed here"
 WORKLOADS = "Deployments (apps/v1, all namespaces)"
 PLUGIN = "DaemonSet kube-system/nvidia-device-plugin-daemonset, image nvcr.io/nvidia/k8s-device-plugin:v0.17.1"
-# The double serves no Deployments (apps/v1 deployments answers 404): what is not among the DaemonSets is unknown, said with that error.
+OPERATOR = "Deployment nvidia-network-operator/network-operator, image nvcr.io/nvidia/cloud-native/network-operator:v26.7.0"
+SOURCE = "https://docs.nvidia.com/networking/display/kubernetes2670/platform-support.html"
+# A double without apps/v1 Deployments answers 404 for them: what is not among the DaemonSets is then unknown, said with that error.
+SERVES_DEPLOYMENTS = "deployments" in api_store.RESOURCES
 NOT_SERVED = "the server could not find the requested resource"
+
+
+def _image_rows():
+    if not SERVES_DEPLOYMENTS:
+        unknown = "| %s | unknown | read failed | " + WORKLOADS + " | {at} | " + NOT_SERVED + " |"
+        return [unknown % "gpu_operator", unknown % "network_operator", "| device_plugin | v0.17.1 | found | %s | {at} | - |" % PLUGIN,
+                unknown % "dra_driver", unknown % "sriov_device_plugin"]
+    absent = "| %s | not found | not found | Deployments and DaemonSets (apps/v1, all namespaces) | {at} | - |"
+    return [absent % "gpu_operator", "| network_operator | v26.7.0 | found | %s | {at} | - |" % OPERATOR,
+            "| device_plugin | v0.17.1 | found | %s | {at} | - |" % PLUGIN, absent % "dra_driver", absent % "sriov_device_plugin"]
+
+
 TABLE = [
     "| component | version | state | source | read at (UTC) | error |", "|---|---|---|---|---|---|",
     "| control_plane | v1.37.1 | found | GET /version (gitVersion) | {at} | - |",
     "| kubelet | v1.37.1 | found | the Node's status.nodeInfo.kubeletVersion | {at} | - |",
     "| container_runtime | containerd://2.1.0 | found | the Node's status.nodeInfo.containerRuntimeVersion | {at} | - |",
     "| kernel | 6.1.0 | found | the Node's status.nodeInfo.kernelVersion | {at} | - |",
-    "| node_image | Debian GNU/Linux 12 (bookworm) | found | the Node's status.nodeInfo.osImage | {at} | - |"] + [
-    "| %s | unknown | read failed | %s | {at} | %s |" % (component, WORKLOADS, NOT_SERVED) for component in ("gpu_operator", "network_operator")] + [
-    "| device_plugin | v0.17.1 | found | %s | {at} | - |" % PLUGIN] + [
-    "| %s | unknown | read failed | %s | {at} | %s |" % (component, WORKLOADS, NOT_SERVED) for component in ("dra_driver", "sriov_device_plugin")] + [
+    "| node_image | Debian GNU/Linux 12 (bookworm) | found | the Node's status.nodeInfo.osImage | {at} | - |"] + _image_rows() + [
     "| kernel | 6.18.44-vm | found | %s | {generated} | - |" % FACTS,
     "| driver | 580.82.07 | given | %s | not dated | - |" % GIVEN,
     "| workload | vllm-0.11 | given | %s | not dated | - |" % GIVEN]
@@ -74,6 +86,12 @@ def test_every_version_with_where_and_when_it_was_read(double, tmp_path):
     # NVIDIA's device plugin as its static DaemonSet ships it (k8s-device-plugin deployments/static/nvidia-device-plugin.yml).
     device_objects.add_plugin(double, "nvidia-device-plugin-daemonset", "kube-system", "gpu-1", {"name": "nvidia-device-plugin-ds"},
                               [{"name": "nvidia-device-plugin-ctr", "image": "nvcr.io/nvidia/k8s-device-plugin:v0.17.1"}])
+    if SERVES_DEPLOYMENTS:  # the report's Network Operator v26.7.0, whose support page lists Kubernetes 1.32-1.36
+        double.store.create("deployments", {
+            "kind": "Deployment", "apiVersion": "apps/v1", "metadata": {"name": "network-operator", "namespace": "nvidia-network-operator"},
+            "spec": {"replicas": 0, "selector": {"matchLabels": {"app": "network-operator"}}, "template": {
+                "metadata": {"labels": {"app": "network-operator"}},
+                "spec": {"containers": [{"name": "manager", "image": "nvcr.io/nvidia/cloud-native/network-operator:v26.7.0"}]}}}})
     before = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
     record, markdown, _index = play(double, tmp_path)
     after = datetime.datetime.now(datetime.timezone.utc)
@@ -87,11 +105,16 @@ def test_every_version_with_where_and_when_it_was_read(double, tmp_path):
     assert record["versions"] == {
         "control_plane": "v1.37.1", "kubelet": "v1.37.1", "container_runtime": "containerd://2.1.0", "kernel": "6.18.44-vm",
         "node_image": "Debian GNU/Linux 12 (bookworm)", "driver": "580.82.07", "workload": "vllm-0.11",
-        # observed wins over the operator's v0.16.0; read failed: unknown (null), never absent.
-        "device_plugin": "v0.17.1", "gpu_operator": None, "network_operator": None, "dra_driver": None, "sriov_device_plugin": None}
-    # The support criterion runs on the whole stack: the Network Operator the table speaks of is unknown, so the record defers.
+        # observed wins over the operator's v0.16.0; read failed: unknown (null), never absent; not found: no key.
+        "device_plugin": "v0.17.1", **({"network_operator": "v26.7.0"} if SERVES_DEPLOYMENTS else dict.fromkeys(
+            ("gpu_operator", "network_operator", "dra_driver", "sriov_device_plugin")))}
+    # The support criterion runs on the whole stack as read: the Network Operator the table speaks of defers, out of its range
+    # on this 1.37 cluster (naming the entry and its source), or unknown when the Deployments could not be listed.
     support = [r for r in record["verdict"]["reasons"] if r["criterion"] == "support"]
     assert support[0] == {"criterion": "support", "effect": "defer", "message": (
+        "network_operator v26.7.0 is supported on Kubernetes 1.32 - 1.36 only (support table entry nvidia-network-operator-26.7, source "
+        "%s, read 2026-12-04), and the control plane is v1.37.1 and the kubelet is v1.37.1: no support statement covers this stack" % SOURCE
+        if SERVES_DEPLOYMENTS else
         "network_operator is installed but its version is unknown (not read): its support (support table entry nvidia-network-operator-26.7) "
         "cannot be checked; unknown is not agreement")}
     assert record["node"] == "gpu-1"
