@@ -3,7 +3,7 @@
 """The shapes of what the service comparison is given, checked before anything is read from them.
 
 Public: `check_runs`, `check_objectives`, `check_settings`, `check_scrape`, `check_mapping`, `check_match`,
-`RUN`, `WINDOW`, `METRIC`, `BUCKET`, `SETTINGS`, `SCRAPE`.
+`LABEL_NAME`, `RUN`, `WINDOW`, `METRIC`, `BUCKET`, `SETTINGS`, `SCRAPE`.
 
 The runs are windows of `service_window.scrape_window` or `service_query.query_window` with the operator's
 identity, load and client result, but the filter is given whatever the play hands it: a window without its
@@ -16,6 +16,7 @@ comparison never meets a KeyError, a TypeError or a division by a zero duration.
 from __future__ import annotations
 
 import math
+import re
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import shape_check as S
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.errors import ServiceComparisonError
@@ -53,16 +54,20 @@ class _Bucket(object):
         if not _finite(value[1]):
             raise error("%s is not a [bound, count] pair: its count must be a finite number, got %s"
                         % (where, S._kind(value[1])), field=where)  # pylint: disable=protected-access
+        if value[1] < 0:
+            raise error("%s is not a [bound, count] pair: its count %r is below zero (a bucket's increase counts observations: "
+                        "never negative)" % (where, value[1]), field=where)
         return value
 
 
 BUCKET = _Bucket()
 _NAME = S.Nullable(S.STR)
 _COMMON = {"name": _NAME, "reset": S.Nullable(S.BOOL), "series": S.Nullable(S.COUNT)}
-_HISTOGRAM = S.Fields("a histogram of a window (type, buckets, count, sum)", {"buckets": S.ListOf(BUCKET), "count": S.NUMBER},
+# Counts and increases of counters are never below zero: a window that says otherwise cannot be true (the sum may be).
+_HISTOGRAM = S.Fields("a histogram of a window (type, buckets, count, sum)", {"buckets": S.ListOf(BUCKET), "count": NON_NEGATIVE},
                       dict(_COMMON, sum=S.NUMBER))
-_INCREASE = S.Fields("a series increase of a counter (labels, increase)", {"labels": S.MapOf(S.Nullable(S.SCALAR)), "increase": S.NUMBER})
-_COUNTER = S.Fields("a counter of a window (type, total, by)", {"total": S.NUMBER, "by": S.ListOf(_INCREASE)}, _COMMON)
+_INCREASE = S.Fields("a series increase of a counter (labels, increase)", {"labels": S.MapOf(S.Nullable(S.SCALAR)), "increase": NON_NEGATIVE})
+_COUNTER = S.Fields("a counter of a window (type, total, by)", {"total": NON_NEGATIVE, "by": S.ListOf(_INCREASE)}, _COMMON)
 _OTHER = S.Fields("a metric of a window", {}, _COMMON)
 _TYPE = S.Leaf("histogram, counter, summary or null", lambda v: v is None or (isinstance(v, str) and v in ("histogram", "counter", "summary")))
 _LATENCY_TYPE = S.Leaf("histogram, summary or null (a latency metric is no counter)",
@@ -118,8 +123,23 @@ def _keyed(spec):
     return _Both(S.MapOf(S.ANY), spec)
 
 
-WINDOW = S.Fields("a measured window (service_scrape_window or service_window)",
-                  {"start": S.NUMBER, "end": S.NUMBER, "duration": POSITIVE, "metrics": _Metrics()}, {"source": _NAME})
+class _Window(object):
+    """A measured window whose ``duration`` is its ``end`` - ``start``: a window that states another length is not believed."""
+
+    what = "a measured window (service_scrape_window or service_window)"
+    fields = S.Fields(what, {"start": S.NUMBER, "end": S.NUMBER, "duration": POSITIVE, "metrics": _Metrics()}, {"source": _NAME})
+
+    def check(self, value, where, error):
+        self.fields.check(value, where, error)
+        span = value["end"] - value["start"]
+        # 1 microsecond: the float noise of start + duration; a window is measured in milliseconds.
+        if not math.isclose(value["duration"], span, rel_tol=1e-9, abs_tol=1e-6):
+            raise error("%s.duration %r is not its end - start (%r - %r = %r): a window whose length is not the time between its ends "
+                        "is not a measurement" % (where, value["duration"], value["end"], value["start"], span), field=where + ".duration")
+        return value
+
+
+WINDOW = _Window()
 IDENTITY = _keyed(S.Fields("an application identity (images by digest, model, runtime)", {}, {"images": S.Nullable(S.MapOf(S.Nullable(S.STR)))}))
 RUN = S.Fields("a run (side, window, identity, load, warmup, command, client)",
                {"side": S.OneOf("baseline", "canary"), "window": WINDOW},
@@ -173,5 +193,22 @@ def check_mapping(mapping):
     return S.check(mapping, S.Nullable(S.MapOf(S.ANY)), "mapping", _E)
 
 
+# Prometheus' label name rule (model.LabelNameRE, the legacy validation PromQL's unquoted selector parses).
+LABEL_NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*\Z")
+
+
 def check_match(match):
-    return S.check(match, S.Nullable(S.MapOf(S.SCALAR)), "match", _E)
+    """``match`` (null: none) when every key is a Prometheus label name and every value text UTF-8 can carry; else refused naming it.
+
+    A key goes into a PromQL selector as it is (``{<key>="<value>"}``): one that is no label name would change the query.
+    """
+    S.check(match, S.Nullable(S.MapOf(S.SCALAR)), "match", _E)
+    for key, value in sorted((match or {}).items()):
+        if not LABEL_NAME.match(key):
+            raise _E("match key %r is not a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*); not queried, not matched" % key, field="match")
+        try:
+            str(value).encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise _E("match.%s has a lone UTF-16 surrogate %r at offset %d: no label value holds one; not queried, not matched"
+                     % (key, str(value)[exc.start], exc.start), field="match") from exc
+    return match

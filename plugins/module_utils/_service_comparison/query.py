@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """A measured window read from the operator's Prometheus server over its HTTP API (controller side).
 
-Public: `query_window`, `instant_query`, `fetch_metrics_text`, `new_pool`, `DEFAULT_TIMEOUT`, `DEFAULT_MAX_BYTES`.
+Public: `query_window`, `instant_query`, `fetch_metrics_text`, `new_pool`, `promql_string`, `DEFAULT_TIMEOUT`, `DEFAULT_MAX_BYTES`.
 
 For a window ``[start, end]`` each metric is asked at ``time=end`` with a range of exactly
 ``end - start`` (in milliseconds): ``increase(<name>_bucket{match}[<w>ms])``, ``_count``, ``_sum``
@@ -36,7 +36,7 @@ except ImportError:  # pragma: no cover - the kubernetes client requires urllib3
     HAS_URLLIB3 = False
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.errors import ServiceComparisonError
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison import prometheus_rules, specs
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison import inputs as service_inputs, prometheus_rules, specs
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.quantile import parse_le
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.window import aggregate, metric_names, rate_of
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import transport, urls
@@ -48,11 +48,21 @@ DEFAULT_MAX_BYTES = specs.READ_MAX_BYTES
 QUOTED = 200
 
 
+# PromQL's lexer (promql/parser/lex.go lexString, lexEscape) ends a double-quoted string at a raw newline and reads
+# Go's escapes: backslash, quote and every control character are written as escapes, the rest as it is (UTF-8).
+_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def promql_string(value):
+    """``value`` as a PromQL double-quoted string literal that reads back as exactly ``value``."""
+    return '"%s"' % "".join(_ESCAPES.get(char) or ("\\x%02x" % ord(char) if ord(char) < 0x20 or ord(char) == 0x7f else char)
+                            for char in str(value))
+
+
 def _selector(name, match):
     if not match:
         return name
-    return "%s{%s}" % (name, ",".join('%s="%s"' % (key, str(value).replace("\\", "\\\\").replace('"', '\\"'))
-                                      for key, value in sorted(match.items())))
+    return "%s{%s}" % (name, ",".join("%s=%s" % (key, promql_string(value)) for key, value in sorted(match.items())))
 
 
 def _seconds(value):
@@ -223,6 +233,7 @@ def query_window(url, start, end, mapping=None, match=None, **request):
     (``quantile_rule`` of each histogram: raise to the running maximum to 2.48, small deltas first from 2.49) and the range
     (3.x leaves the sample at the range's start out: ``[w]`` sees ``(start, end]``; 2.x ``[start, end]``).
     """
+    service_inputs.check_match(match)
     start, end = float(start), float(end)
     window_ms = int(round((end - start) * 1000))
     if window_ms <= 0:

@@ -73,19 +73,31 @@ def _series_key(labels, drop=("le", "quantile")):
     return tuple(sorted((key, value) for key, value in labels.items() if key not in drop))
 
 
-def parse_scrape(text):
-    """{"types": {family: type}, "samples": {sample name: [(labels, value)]}} of one scrape's text."""
+def parse_scrape(text, where="the scrape"):
+    """{"types": {family: type}, "samples": {sample name: [(labels, value)]}, "where"} of one scrape's text.
+
+    ``where`` names the scrape in messages. A series (name and label set) given twice is refused.
+    """
     if not HAS_PROMETHEUS:
         raise ServiceComparisonError("parsing a service's metrics needs the Python library prometheus-client: %s" % PROMETHEUS_IMPORT_ERROR)
-    types, samples = {}, {}
+    types, samples, seen = {}, {}, {}
     try:
         for family in text_string_to_metric_families(text):
             types[family.name] = family.type
             for sample in family.samples:
-                samples.setdefault(sample.name, []).append((dict(sample.labels), float(sample.value)))
+                labels, value = dict(sample.labels), float(sample.value)
+                series = (sample.name, _series_key(labels, drop=()))
+                if series in seen:
+                    # Prometheus' scrape loop (scrape/scrape.go, append: seriesAlreadyScraped) refuses a series given twice in
+                    # one scrape as storage.ErrDuplicateSampleForTimestamp; the collection keeps neither value.
+                    raise ServiceComparisonError("%s gives the series %s%s twice (%r, then %r): a series is one sample per scrape "
+                                                 "(Prometheus drops the second as a duplicate sample for its timestamp); not a window"
+                                                 % (where, sample.name, _labels_text(series[1]), seen[series], value))
+                seen[series] = value
+                samples.setdefault(sample.name, []).append((labels, value))
     except ValueError as exc:
         raise ServiceComparisonError("the service's metrics are not in the Prometheus text format: %s" % exc) from exc
-    return {"types": types, "samples": samples}
+    return {"types": types, "samples": samples, "where": where}
 
 
 def trim(text, mapping=None):
@@ -123,6 +135,14 @@ def _created(parsed, name, match):
     return {_series_key(labels): value for labels, value in parsed["samples"].get(_created_name(name), []) if _matches(labels, match)}
 
 
+def _counted(parsed, sample, labels, value):
+    """``value`` of a counter's sample, refused below zero: a counter starts at 0 and only goes up (a window on it cannot be true)."""
+    if value < 0:
+        raise ServiceComparisonError("%s gives the counter %s%s as %r: a counter is never below zero; not a window"
+                                     % (parsed.get("where", "the scrape"), sample, _labels_text(_series_key(labels, drop=())), value))
+    return value
+
+
 def _histogram_series(parsed, name, match):
     """{series key: {"buckets": {le as written: count}, "count", "sum", "created"}}: each spelling of a bound is its own series."""
     series = {}
@@ -131,11 +151,12 @@ def _histogram_series(parsed, name, match):
         if upper is None or math.isnan(upper) or not _matches(labels, match):
             continue  # Prometheus skips a bucket whose le strconv.ParseFloat refuses (a NaN bound is not compared)
         entry = series.setdefault(_series_key(labels), {"buckets": {}, "count": 0.0, "sum": 0.0})
-        entry["buckets"][labels["le"]] = value
+        entry["buckets"][labels["le"]] = _counted(parsed, name + "_bucket", labels, value)
     for suffix in ("count", "sum"):
         for labels, value in parsed["samples"].get("%s_%s" % (name, suffix), []):
             if _matches(labels, match) and _series_key(labels) in series:
-                series[_series_key(labels)][suffix] = value
+                # The sum may go down (negative observations); the count is a counter.
+                series[_series_key(labels)][suffix] = _counted(parsed, "%s_count" % name, labels, value) if suffix == "count" else value
     for key, value in _created(parsed, name, match).items():
         if key in series:
             series[key]["created"] = value
@@ -144,7 +165,7 @@ def _histogram_series(parsed, name, match):
 
 def _counter_series(parsed, name, match):
     created = _created(parsed, name, match)
-    return {_series_key(labels): {"value": value, "created": created.get(_series_key(labels))}
+    return {_series_key(labels): {"value": _counted(parsed, name, labels, value), "created": created.get(_series_key(labels))}
             for labels, value in parsed["samples"].get(name, []) if _matches(labels, match)}
 
 
@@ -233,6 +254,17 @@ def _by_bound(series, field, kahan):
     return [[le, value] for le, value in bounds.items()]
 
 
+def _never_below_zero(name, kind, series):
+    """Refuses an increase below zero (a Prometheus answer or a caller's series): no count of work goes down over a window."""
+    for key, entry in sorted(series.items()):
+        parts = [("", entry.get("value"))] if kind == "counter" else \
+            [('_bucket{le="%s"}' % le, value) for le, value in sorted(entry.get("buckets", {}).items())] + [("_count", entry.get("count"))]
+        for suffix, value in parts:
+            if isinstance(value, (int, float)) and value < 0:
+                raise ServiceComparisonError("%s%s %s: its increase over the window is %r, below zero (an increase is never negative); "
+                                             "not a window" % (name, suffix, _labels_text(key), value))
+
+
 def aggregate(name, kind, series, window_ms=None, kahan=False):
     """The window entry of one metric from per-series increases (resets already handled), summed over series.
 
@@ -244,6 +276,7 @@ def aggregate(name, kind, series, window_ms=None, kahan=False):
     """
     if kind not in ("histogram", "counter"):
         return {"name": name, "type": kind}
+    _never_below_zero(name, kind, series)
     reset = any(entry.get("reset") for entry in series.values())
     hidden = any(entry.get("created_restart") for entry in series.values())
     if kind == "counter":
@@ -288,7 +321,7 @@ def scrape_window(first, second, mapping=None, match=None):
     if not math.isfinite((end - start) * 1000):
         raise ServiceComparisonError("the window from %s to %s is not a finite number of milliseconds" % (start, end))
     window_ms = int(round((end - start) * 1000))
-    before, after = parse_scrape(first["text"]), parse_scrape(second["text"])
+    before, after = parse_scrape(first["text"], "the start scrape"), parse_scrape(second["text"], "the end scrape")
     metrics = {}
     for key, name in sorted(metric_names(mapping).items()):
         kind = _kind(after, name) or _kind(before, name)

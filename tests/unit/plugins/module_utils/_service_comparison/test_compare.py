@@ -75,7 +75,9 @@ def test_fewer_than_three_repetitions():
 def test_not_interleaved():
     runs = sr.interleaved()
     for index, start in zip(range(1, 7), (100, 200, 300, 400, 500, 600)):
-        runs[index]["window"]["start"] = start if runs[index]["side"] == "baseline" else start + 1000
+        window = runs[index]["window"]
+        window["start"] = start if runs[index]["side"] == "baseline" else start + 1000
+        window["end"] = window["start"] + window["duration"]  # a window's ends move together (its duration is end - start)
     assert refusals(runs) == ["the repetitions are not interleaved (A B A B): by start time they ran baseline, baseline, baseline, canary, canary, "
                               "canary, so drift between runs does not cancel"]
 
