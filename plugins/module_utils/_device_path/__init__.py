@@ -4,6 +4,7 @@
 
 Import the submodules explicitly; this file holds only this map.
 
+- ``amd_plugin``: The AMD GPU device plugin on this node: its settings, its resource names and device IDs, and findings (pure).
 - ``common``: What every part of the device path shares: the error it raises and the shape of a finding.
 - ``compare``: The device path against the host: what the plugins and DRA drivers advertise, compared with the locality oracle (pure).
 - ``devices``: Device IDs from the kubelet mapped to the facts' GPUs and NICs (through the locality oracle).

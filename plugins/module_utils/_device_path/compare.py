@@ -13,8 +13,12 @@ with its UUID, PCI address and NUMA node. The advertised side is:
   NVIDIA's plugin sets a device's topology only when sysfs gives it a NUMA node
   (NVIDIA/k8s-device-plugin internal/rm/devices.go, nvml_devices.go GetNumaNode); device IDs are GPU
   UUIDs (``DEVICE_ID_STRATEGY`` uuid) or indexes, with ``::<n>`` added for a shared replica
-  (internal/rm/devices.go AnnotatedID); the SR-IOV plugin's IDs are PCI addresses;
-- for a DRA driver, each ResourceSlice device's NUMA attribute (`resource_slices`).
+  (internal/rm/devices.go AnnotatedID); the SR-IOV plugin's IDs are PCI addresses. AMD's plugin names a GPU by
+  its PCI address and a partition ``amdgpu_xcp_<n>``, and passes sysfs' -1 through as node -1 (`amd_plugin`):
+  -1 is ``device_numa_unaligned``, a name of neither form ``device_name``; a partition's ID names no GPU, so
+  its node agrees only where every host GPU is on that node;
+- for a DRA driver, each ResourceSlice device's NUMA attribute (`resource_slices`); AMD's (``gpu.amd.com``)
+  publishes none, and a partition is joined to its GPU by ``parentPciAddr``.
 
 Rules: a device advertised with no NUMA node is ``unknown``, never agreement; a NUMA node that differs
 from the host's is ``disagree`` naming the device, the advertised and the host's node; a device the
@@ -24,12 +28,19 @@ host's facts do not list is ``unknown``; a plugin whose advertised NUMA nodes we
 
 from __future__ import annotations
 
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._device_path import amd_plugin
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._device_path import devices as _devices
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._device_path.common import DevicePathError, finding
 
 # NVIDIA's plugin names: nvidia.com/gpu, nvidia.com/gpu.shared (time-slicing renameByDefault), nvidia.com/mig-<profile>
 # (MIG_STRATEGY mixed) (NVIDIA/k8s-device-plugin README); a Mellanox SR-IOV pool may also live under nvidia.com/, so no wider prefix.
 GPU_RESOURCES = ("nvidia.com/gpu", "nvidia.com/gpu.shared", "nvidia.com/mig-*")
+# Per GPU vendor: its device plugin's resource names and how its findings name it (`read` tells a pod's vendor).
+GPU_PLUGINS = {
+    "nvidia": {"resources": GPU_RESOURCES, "subject": "nvidia-device-plugin"},
+    "amd": {"resources": amd_plugin.RESOURCES, "subject": "amd-gpu-device-plugin"},
+}
+_HINTS = "the kubelet's device manager (generateDeviceTopologyHints) counts a device in a NUMA mask only when one of its nodes is set in it"
 _HOST = "the host's topology facts (locality oracle)"
 
 
@@ -70,9 +81,59 @@ def _judge(check, subject, host, advertised, how, source):
         subject, _label(host, subject), advertised[0], how), host["numa_node"], advertised[0], sources)
 
 
-def advertised_numa(oracle, allocatable, resources, who, id_strategy="uuid"):
+def _unaligned(subject, host, nodes, source):
+    """A device advertised on NUMA node -1 (AMD's plugin passes sysfs' -1 through): the Topology Manager cannot align it."""
+    known = host is not None and host.get("kind") is not None and host.get("numa_node") is not None
+    where = "the host puts it on %s" % _host_node(host) if known else "the host's NUMA node for it is unknown too"
+    return finding("device_numa_unaligned", "disagree" if known else "unknown", subject, "%s%s is advertised on NUMA node %s (PodResources "
+                   "GetAllocatableResources topology), sysfs' 'no NUMA affinity' passed through; %s: %s, which -1 never is, so under "
+                   "single-numa-node the kubelet cannot align it" % (subject, _label(host or {}, subject), ",".join(str(n) for n in nodes), where,
+                                                                     _HINTS), host["numa_node"] if known else None, -1,
+                   {"expected": _HOST, "observed": source})
+
+
+def _partition(oracle, subject, nodes, source):
+    """An AMD partition (``amdgpu_xcp_<n>``): its ID names no GPU, so its node is compared with the node of every host GPU."""
+    sources = {"expected": _HOST, "observed": source}
+    gpus = sorted({d["numa_node"] for d in oracle.get("devices", []) if d.get("kind") == "gpu"}, key=lambda n: (n is None, n))
+    said = "%s (a partition: AMD's plugin gives it the NUMA node of the GPU on its PCI slot, and its ID names no GPU)" % subject
+    if not nodes:
+        return finding("device_numa", "unknown", subject, "%s is advertised with no NUMA node: a device without NUMA is never agreement"
+                       % said, None, None, sources)
+    host_nodes = ", ".join("unknown" if n is None else str(n) for n in gpus) or "none"
+    if gpus == [nodes[0]]:
+        return finding("device_numa", "agree", subject, "%s is advertised on NUMA node %s, where every GPU of the host is" % (said, nodes[0]),
+                       nodes[0], nodes[0], sources)
+    if None not in gpus and nodes[0] not in gpus:
+        return finding("device_numa", "disagree", subject, "%s is advertised on NUMA node %s, where the host has no GPU (its GPUs are on "
+                       "NUMA nodes %s)" % (said, nodes[0], host_nodes), gpus, nodes[0], sources)
+    return finding("device_numa", "unknown", subject, "%s is advertised on NUMA node %s; the host's GPUs are on NUMA nodes %s, so which "
+                   "GPU's node it carries cannot be told" % (said, nodes[0], host_nodes), gpus, nodes[0], sources)
+
+
+def _one_device(oracle, name, device_id, nodes, who, id_strategy, vendor):
+    """The finding for one device the kubelet lists (see `advertised_numa`)."""
+    base = str(device_id).split("::", 1)[0]
+    subject = "%s device %s" % (name, device_id)
+    source = "the kubelet (PodResources, from %s)" % who
+    if vendor == "amd" and amd_plugin.device_kind(base) is None:
+        return finding("device_name", "unknown", subject, "%s: AMD's device plugin names a GPU by its PCI address and a partition "
+                       "amdgpu_xcp_<n>; %s is neither, so it is no device of the host's that can be compared" % (subject, base),
+                       "a PCI address or amdgpu_xcp_<n>", base, {"expected": "ROCm/k8s-device-plugin internal/pkg/amdgpu GetAMDGPUs",
+                                                                 "observed": source})
+    if vendor == "amd" and amd_plugin.device_kind(base) == "partition" and -1 not in nodes:
+        return _partition(oracle, subject, nodes, source)
+    host = _by_index(oracle, base) if id_strategy == "index" and base.isdigit() else None
+    host = host or _devices.map_device(name, base, oracle)
+    if -1 in nodes:
+        return _unaligned(subject, host, nodes, source)
+    return _judge("device_numa", subject, host, nodes, "PodResources GetAllocatableResources topology", source)
+
+
+def advertised_numa(oracle, allocatable, resources, who, id_strategy="uuid", vendor=None):
     """Findings for each device of ``resources`` (exact names, or names ending in ``*`` as prefixes) that the kubelet lists
-    in ``allocatable`` (PodResources GetAllocatableResources), or one unknown finding when it was not read."""
+    in ``allocatable`` (PodResources GetAllocatableResources), or one unknown finding when it was not read. ``vendor``
+    ``amd`` reads device IDs as AMD's plugin gives them (`amd_plugin.device_kind`)."""
     if allocatable is None:
         return [finding("device_numa", "unknown", who, "%s: the NUMA nodes it advertises to the kubelet are not in the API and "
                         "PodResources GetAllocatableResources was not read (give pod_resources_info's allocatable)" % who,
@@ -90,11 +151,7 @@ def advertised_numa(oracle, allocatable, resources, who, id_strategy="uuid"):
             continue
         nodes = sorted(group.get("numa_nodes") or [])
         for device_id in group["device_ids"]:
-            base = str(device_id).split("::", 1)[0]
-            host = _by_index(oracle, base) if id_strategy == "index" and base.isdigit() else None
-            host = host or _devices.map_device(name, base, oracle)
-            out.append(_judge("device_numa", "%s device %s" % (name, device_id), host, nodes,
-                              "PodResources GetAllocatableResources topology", "the kubelet (PodResources, from %s)" % who))
+            out.append(_one_device(oracle, name, device_id, nodes, who, id_strategy, vendor))
     if not out:
         out.append(finding("device_numa", "unknown", who, "%s: the kubelet lists no device of %s (PodResources GetAllocatableResources)"
                            % (who, ", ".join(resources)), None, None, {"observed": "PodResources GetAllocatableResources"}))
@@ -102,10 +159,13 @@ def advertised_numa(oracle, allocatable, resources, who, id_strategy="uuid"):
 
 
 def _dra_host(oracle, device):
+    """The host device a slice device is, or is a partition of (``parent_pci_address``); by UUID, else by PCI address."""
     for host in (oracle or {}).get("devices", []):
         if device["uuid"] and host.get("uuid") and host["uuid"].lower() == device["uuid"].lower():
             return host
         if device["pci_address"] and host.get("pci_address") == device["pci_address"]:
+            return host
+        if device.get("parent_pci_address") and host.get("pci_address") == device["parent_pci_address"]:
             return host
     return None
 
@@ -170,7 +230,7 @@ def _gpu_path(oracle, parts):
             published.add(device["driver"])
     if published:
         return []
-    return [finding("gpu_path", "unknown", "gpu path", "the host has %d GPU%s but no NVIDIA device plugin pod runs on this node and no "
+    return [finding("gpu_path", "unknown", "gpu path", "the host has %d GPU%s but no GPU device plugin pod (NVIDIA's or AMD's) runs on this node and no "
                     "ResourceSlice of it publishes one of them: the GPU path is not identified" % (len(gpus), "" if len(gpus) == 1 else "s"),
                     "a device plugin or a DRA driver", None, {"expected": _HOST, "observed": "the plugin pods and ResourceSlices read"})]
 
@@ -187,8 +247,10 @@ def compare(oracle, parts, allocatable=None):
     found = []
     for part in parts.get("gpu_device_plugin") or []:
         found += part.get("findings") or []
+        vendor = GPU_PLUGINS[part.get("vendor") or "nvidia"]
         strategy = ((part.get("settings") or {}).get("device_id_strategy") or {}).get("value") or "uuid"
-        found += advertised_numa(oracle, allocatable, list(GPU_RESOURCES), "nvidia-device-plugin %s" % part["pod"]["pod"], strategy)
+        found += advertised_numa(oracle, allocatable, list(vendor["resources"]), "%s %s" % (vendor["subject"], part["pod"]["pod"]), strategy,
+                                 part.get("vendor"))
     for part in parts.get("dra_kubelet_plugin") or []:
         found += part.get("findings") or []
     found += dra_numa(oracle, parts.get("slice_devices") or [])

@@ -32,7 +32,7 @@ forms; anything else is unreadable, never a default. A value the pod does not ca
 from __future__ import annotations
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._device_path import pods
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._device_path.common import DevicePathError, finding
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._device_path.common import DevicePathError, finding, flag_text
 
 DEFAULT_CONTAINER = ("nvidia-device-plugin-ctr", "nvidia-device-plugin")
 CONFIG_LABEL = "nvidia.com/device-plugin.config"
@@ -64,21 +64,6 @@ def _parse(kind, text):
     return text, True
 
 
-def _flag(args, flag, kind):
-    """The flag's text from the container's command and args, or None; a bare boolean flag is "true"."""
-    found = None
-    for index, arg in enumerate(args):
-        for prefix in ("--" + flag, "-" + flag):
-            if arg == prefix:
-                if kind == "bool":
-                    found = "true"
-                elif index + 1 < len(args):
-                    found = args[index + 1]
-            elif arg.startswith(prefix + "="):
-                found = arg[len(prefix) + 1:]
-    return found
-
-
 def _from_file(config, path, kind):
     value = config.get("flags") if isinstance(config, dict) else None
     for key in path:
@@ -105,7 +90,7 @@ def settings(container, config=None, config_source=None):
         raise DevicePathError("the NVIDIA device plugin container must be a mapping (pods.describe), got %s" % type(container).__name__)
     found = {}
     for name, flag, env, path, kind, default in SETTINGS:
-        text = _flag(container["args"], flag, kind)
+        text = flag_text(container["args"], flag, kind == "bool")
         if text is not None:
             value, readable = _parse(kind, text)
             found[name] = {"value": value, "source": "flag --%s=%s%s" % (flag, text, "" if readable else " (unreadable)")}

@@ -22,7 +22,9 @@ does; this module imports no client. The reads, all GETs, at most
 A list that the server cut (``metadata.continue`` set) is a finding, never silently partial. Default
 selectors, from each project's manifests: NVIDIA's Helm chart (``app.kubernetes.io/name=nvidia-device-plugin``),
 its static manifests (``name=nvidia-device-plugin-ds``), the GPU Operator (``app=nvidia-device-plugin-daemonset``,
-assets/state-device-plugin/0500_daemonset.yaml); NVIDIA's DRA driver chart
+assets/state-device-plugin/0500_daemonset.yaml); AMD's static manifest (``name=amdgpu-dp-ds``) and Helm chart
+(``name=amd-gpu-dp-ds``) (ROCm/k8s-device-plugin k8s-ds-amdgpu-dp.yaml, helm/amd-gpu). A GPU plugin pod is AMD's when a
+container has AMD's name (`amd_plugin.DEFAULT_CONTAINER`), else NVIDIA's; NVIDIA's DRA driver chart
 (``nvidia-dra-driver-gpu-component=kubelet-plugin``, templates/kubeletplugin.yaml); the SR-IOV plugin's
 DaemonSet (``app=sriovdp``, deployments/sriovdp-daemonset.yaml).
 """
@@ -32,19 +34,20 @@ from __future__ import annotations
 import urllib.parse
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import k8s_names as _k8s_names
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._device_path import compare, nvidia_plugin, pods
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._device_path import amd_plugin, compare, nvidia_plugin, pods
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._device_path import resource_slices, sriov
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._device_path.common import DevicePathError, finding
 
 ROLES = ("gpu_device_plugin", "dra_kubelet_plugin", "sriov_device_plugin")
 DEFAULT_SELECTORS = {
-    "gpu_device_plugin": ["app.kubernetes.io/name=nvidia-device-plugin", "name=nvidia-device-plugin-ds", "app=nvidia-device-plugin-daemonset"],
+    "gpu_device_plugin": ["app.kubernetes.io/name=nvidia-device-plugin", "name=nvidia-device-plugin-ds", "app=nvidia-device-plugin-daemonset",
+                          "name=amdgpu-dp-ds", "name=amd-gpu-dp-ds"],
     "dra_kubelet_plugin": ["nvidia-dra-driver-gpu-component=kubelet-plugin"],
     "sriov_device_plugin": ["app=sriovdp"],
 }
 DRA_CONTAINERS = ("gpus", "plugin", "compute-domains")
 NVIDIA_CONFIG_VOLUME = "available-configs"
-MAX_SELECTORS = 4
+MAX_SELECTORS = 5
 MAX_PODS = 4
 MAX_CONFIG_MAPS = 4
 LIST_LIMIT = 500
@@ -129,6 +132,11 @@ def _config_map(reader, namespace, name):
     return data or {}
 
 
+def _vendor(described):
+    """``amd`` when a container has the AMD plugin's name, else ``nvidia``."""
+    return "amd" if any(c["name"] in amd_plugin.DEFAULT_CONTAINER for c in described["containers"]) else "nvidia"
+
+
 def _gpu_part(reader, described, container, node_labels, parse_yaml):
     config, source = None, None
     config_file = (nvidia_plugin.settings(container)["config_file"]["value"]) if container else ""
@@ -177,12 +185,18 @@ def read(api, node, oracle, selectors=None, allocatable=None, parse_yaml=None):
     for role in ROLES:
         for pod in _plugin_pods(reader, node, role, chosen[role]):
             described = pods.describe(pod, "%s pod" % role)
-            names = {"gpu_device_plugin": nvidia_plugin.DEFAULT_CONTAINER, "dra_kubelet_plugin": DRA_CONTAINERS,
-                     "sriov_device_plugin": sriov.DEFAULT_CONTAINER}[role]
+            vendor = _vendor(described) if role == "gpu_device_plugin" else None
+            names = {"gpu_device_plugin": amd_plugin.DEFAULT_CONTAINER if vendor == "amd" else nvidia_plugin.DEFAULT_CONTAINER,
+                     "dra_kubelet_plugin": DRA_CONTAINERS, "sriov_device_plugin": sriov.DEFAULT_CONTAINER}[role]
             container = pods.main_container(described, names)
             rolled = pods.rollout(described, _daemonset(reader, described))
             part = {"pod": described, "container": container}
-            if role == "gpu_device_plugin":
+            if vendor == "amd":
+                found = amd_plugin.settings(container) if container else {}
+                part.update(vendor="amd", settings=found, findings=amd_plugin.findings(described, container, found, rolled) if container else
+                            pods.plugin_findings("amd-gpu-device-plugin %s" % described["pod"], described, None, rolled))
+            elif role == "gpu_device_plugin":
+                part["vendor"] = "nvidia"
                 extra, found = _gpu_part(reader, described, container, node_labels, parse_yaml)
                 part.update(extra, findings=nvidia_plugin.findings(described, container, found, rolled) if container else
                             pods.plugin_findings("nvidia-device-plugin %s" % described["pod"], described, None, rolled))
@@ -212,7 +226,7 @@ def _shown(part):
     shown = {"pod": part["pod"]["pod"], "owner": part["pod"]["owner"], "phase": part["pod"]["phase"], "container": container.get("name"),
              "image": container.get("image"), "image_id": container.get("image_id"), "version": container.get("version"),
              "privileged": container.get("privileged")}
-    for key in ("settings", "config_source", "resource_prefix", "resources", "advertised"):
+    for key in ("vendor", "settings", "config_source", "resource_prefix", "resources", "advertised"):
         if key in part:
             shown[key] = part[key]
     return shown

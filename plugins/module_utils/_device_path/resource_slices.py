@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """This node's ResourceSlices (resource.k8s.io/v1): each device's NUMA node, PCIe root, UUID and PCI address (pure).
 
-Public: `devices`, `NUMA_ATTRIBUTES`, `SLICE`.
+Public: `devices`, `NUMA_ATTRIBUTES`, `PCI_ATTRIBUTES`, `SLICE`.
 
 The API (k8s.io/api resource/v1 types.go): a ResourceSlice's ``spec`` has ``driver``, ``pool``
 (``name``, ``generation``, ``resourceSliceCount``), ``nodeName`` and ``devices[]`` (``name``,
@@ -20,7 +20,11 @@ The attributes read:
   deviceinfo.go) or ``numaNode``. NVIDIA's DRA driver does not publish a NUMA node for a full GPU
   (deviceinfo.go GpuInfo.Attributes at 2240711, 2026-05): such a device has no NUMA here, a finding.
 - PCIe root: ``resource.kubernetes.io/pcieRoot`` (``pci<domain>:<bus>``); PCI address:
-  ``resource.kubernetes.io/pciBusID`` (extended BDF) (k8s.io/dynamic-resource-allocation deviceattribute);
+  ``resource.kubernetes.io/pciBusID`` (extended BDF) (k8s.io/dynamic-resource-allocation deviceattribute), else the
+  driver's ``pciAddr``; a partition's GPU: the driver's ``parentPciAddr``. AMD's DRA driver (``gpu.amd.com``,
+  ROCm/k8s-gpu-dra-driver cmd/gpu-kubeletplugin/deviceinfo.go at c2b31bd) publishes ``pciAddr`` for a GPU,
+  ``parentPciAddr`` for a partition, ``resource.kubernetes.io/pcieRoot`` and no NUMA attribute; its ``uuid`` is one it
+  makes (a SHA-1 name UUID), not the GPU's, so its devices are joined to the host's by PCI address;
 - UUID: the driver's ``uuid``; GPU driver version: the driver's ``driverVersion`` (NVIDIA's GPU driver).
 """
 
@@ -32,6 +36,7 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._device_path.co
 
 STANDARD = "resource.kubernetes.io/"
 NUMA_ATTRIBUTES = (STANDARD + "numaNode", "numa", "numaNode")
+PCI_ATTRIBUTES = (STANDARD + "pciBusID", "pciAddr")
 _VALUE = S.Fields("a device attribute", {}, {
     "int": S.Nullable(S.INT), "ints": S.Nullable(S.ListOf(S.INT)), "bool": S.Nullable(S.BOOL), "string": S.Nullable(S.STR), "version": S.Nullable(S.STR)})
 _DEVICE = S.Fields("a ResourceSlice device", {"name": S.STR}, {"attributes": S.Nullable(S.MapOf(_VALUE))})
@@ -76,9 +81,17 @@ def _address(text, where):
         raise DevicePathError("%s: %s" % (where, exc)) from exc
 
 
+def _first(driver, attributes, names):
+    for name in names:
+        value = _scalar(attributes.get(name if "/" in name else "%s/%s" % (driver, name)) or {})
+        if value is not None:
+            return value
+    return None
+
+
 def devices(slices, node):
-    """One entry per device of ``node``'s slices (others skipped): driver, pool, slice, name, uuid, pci_address, pcie_root,
-    numa_node, numa_nodes, numa_attribute, driver_version; sorted by driver, pool and name."""
+    """One entry per device of ``node``'s slices (others skipped): driver, pool, slice, name, uuid, pci_address, parent_pci_address,
+    pcie_root, numa_node, numa_nodes, numa_attribute, driver_version; sorted by driver, pool and name."""
     if not isinstance(slices, list):
         raise DevicePathError("ResourceSlices must be a list (the items of a ResourceSliceList), got %s" % type(slices).__name__)
     out = []
@@ -96,7 +109,8 @@ def devices(slices, node):
             version = _scalar(attributes.get(driver + "/driverVersion") or {})
             out.append({"driver": driver, "pool": (spec.get("pool") or {}).get("name"), "slice": item["metadata"]["name"], "name": device["name"],
                         "uuid": None if uuid is None else str(uuid),
-                        "pci_address": _address(_scalar(attributes.get(STANDARD + "pciBusID") or {}), where),
+                        "pci_address": _address(_first(driver, attributes, PCI_ATTRIBUTES), where),
+                        "parent_pci_address": _address(_first(driver, attributes, ("parentPciAddr",)), where),
                         "pcie_root": _scalar(attributes.get(STANDARD + "pcieRoot") or {}),
                         "numa_node": numa, "numa_nodes": listed, "numa_attribute": numa_name,
                         "driver_version": None if version is None else str(version)})

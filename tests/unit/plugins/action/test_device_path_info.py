@@ -101,7 +101,7 @@ def test_the_device_path_of_a_node_is_every_must_show_finding_exactly(double, ku
     asked = [path for method, path in double.requests if method == "GET"]
     assert "/apis/resource.k8s.io/v1/resourceslices?fieldSelector=spec.nodeName%3Dgpu-1&limit=500" in asked
     assert "/api/v1/namespaces/kube-system/configmaps/sriovdp-config" in asked
-    assert result["requests"] == len(asked) == 1 + 5 + 3 + 1 + 1
+    assert result["requests"] == len(asked) == 1 + 7 + 3 + 1 + 1
 
 
 def test_the_nvidia_config_file_is_read_from_the_helm_configmap_and_without_allocatable_numa_is_unknown(double, kubeconfig):
@@ -121,6 +121,50 @@ def test_the_nvidia_config_file_is_read_from_the_helm_configmap_and_without_allo
         "nvidia-device-plugin %s: the NUMA nodes it advertises to the kubelet are not in the API and PodResources "
         "GetAllocatableResources was not read (give pod_resources_info's allocatable)" % NVDP)
     assert result["versions"] == {"gpu_device_plugin": "v0.18.0"}
+
+
+AMD_SLICE = "mi300x-1-gpu.amd.com-q8r4t"
+AMDDP = "kube-system/amdgpu-device-plugin-daemonset-mi300x-1"
+
+
+def seed_amd(double):
+    """mi300x-1: AMD's device plugin as its health manifest runs it (label name=amdgpu-dp-ds) and a slice of AMD's DRA driver."""
+    double.add_node("mi300x-1")
+    device_objects.set_node_resources(double, "mi300x-1", {"amd.com/gpu": 8})
+    container = C.amd_container(command=["./k8s-device-plugin"], args=["-logtostderr=true", "-stderrthreshold=INFO", "-pulse=10"],
+                                name="amdgpu-dp-cntr-health")
+    device_objects.add_plugin(double, "amdgpu-device-plugin-daemonset", "kube-system", "mi300x-1", {"name": "amdgpu-dp-ds"}, [container])
+    # As ROCm/k8s-gpu-dra-driver deviceinfo.go (c2b31bd) publishes a GPU: pciAddr and pcieRoot, its own uuid, no NUMA attribute.
+    gpu = {"type": {"string": "amdgpu"}, "uuid": {"string": "9b2f0c59-1f4e-5a8e-8a1c-3f0c2b7d4e11"}, "pciAddr": {"string": "0000:85:00.0"},
+           "productName": {"string": "AMD Instinct MI300X"}, "resource.kubernetes.io/pcieRoot": {"string": "pci0000:80"}}
+    double.store.create("resourceslices", device_objects.resource_slice(AMD_SLICE, "mi300x-1", "gpu.amd.com", [
+        C.amd_slice_device("gpu-33-160", gpu)]))
+
+
+def test_an_amd_node_reads_amds_plugin_and_dra_driver_against_the_mi300x_facts(double, kubeconfig, tmp_path):
+    seed_amd(double)
+    gpus = sorted(C.MI300X_GPUS)
+    allocatable = {"cpu_ids": "0-3", "memory": [], "devices": [
+        {"resource_name": "amd.com/gpu", "device_ids": [pci], "numa_nodes": [C.MI300X_GPUS[pci]]} for pci in gpus[:7]] + [
+        {"resource_name": "amd.com/gpu", "device_ids": [gpus[7]], "numa_nodes": [-1]}]}
+    result = run_in_process({"kubeconfig": kubeconfig, "node": "mi300x-1", "topology": C.mi300x_facts(tmp_path), "allocatable": allocatable,
+                             "selectors": {"sriov_device_plugin": []}}, check_mode=True)
+    assert "failed" not in result, result.get("msg")
+    assert [(f["check"], f["result"], f["subject"]) for f in result["findings"]] == [
+        ("gpu_plugin_cpu_manager", "agree", "amd-gpu-device-plugin " + AMDDP)] + [
+        ("device_numa", "agree", "amd.com/gpu device " + pci) for pci in gpus[:7]] + [
+        ("device_numa_unaligned", "disagree", "amd.com/gpu device 0000:e5:00.0"),
+        ("dra_device_numa", "unknown", "gpu.amd.com device mi300x-1/gpu-33-160")] + [
+        ("dra_device_published", "unknown", "gpu (%s, %s)" % (gpu["uuid"], gpu["pci_address"]))
+        for gpu in C.mi300x_facts(tmp_path / "again")["gpus"] if gpu["pci_address"] != "0000:85:00.0"]
+    shown = result["plugins"]["gpu_device_plugin"][0]
+    assert (shown["vendor"], shown["container"], shown["version"], shown["privileged"]) == ("amd", "amdgpu-dp-cntr-health", "1.31.0.9", True)
+    assert shown["settings"] == {"resource_naming_strategy": {"value": "single", "source": "default"}, "pulse": {"value": 10, "source": "flag -pulse=10"}}
+    assert result["versions"] == {"gpu_device_plugin": "1.31.0.9"}
+    assert [(d["driver"], d["name"], d["pci_address"], d["pcie_root"], d["numa_node"]) for d in result["slice_devices"]] == [
+        ("gpu.amd.com", "gpu-33-160", "0000:85:00.0", "pci0000:80", None)]
+    asked = [path for method, path in double.requests if method == "GET"]
+    assert "/api/v1/pods?fieldSelector=spec.nodeName%3Dmi300x-1&labelSelector=name%3Damdgpu-dp-ds&limit=500" in asked
 
 
 def test_bad_arguments_are_failed_results_naming_the_rule(kubeconfig):

@@ -4,7 +4,11 @@
 
 from __future__ import annotations
 
+import os
+
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts.gather import gather
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan import locality
+from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._facts import amd_trees
 
 GPU0 = {"index": 0, "uuid": "GPU-0a1b2c3d-0000-0000-0000-000000000000", "pci_address": "0000:17:00.0", "name": "NVIDIA H200",
         "sysfs_numa_node": 0, "numa_node": 0, "numa_source": "sysfs", "local_cpus": "0-7,16-23", "vendor_affinity": None}
@@ -60,3 +64,33 @@ def resource_slice(devices, node="gpu-1", driver="gpu.nvidia.com", name="gpu-1-g
     """A resource.k8s.io/v1 ResourceSlice as the API returns it."""
     return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": name},
             "spec": {"driver": driver, "nodeName": node, "pool": {"name": node, "generation": 1, "resourceSliceCount": 1}, "devices": devices}}
+
+
+# 8x MI300X in CPX (tests/unit/.../_facts/test_amd.py): the KFD dump of shared/fixtures/amd rebuilt as sysfs, GPU -> CPU node from its header.
+MI300X = "kfd-topology_8x-mi300x-cpx-63-partitions-2numa_k8s-device-plugin-testdata.txt"
+MI300X_GPUS = dict(("0000:%s:00.0" % bus, 0 if i < 4 else 1) for i, bus in enumerate(("05", "27", "47", "65", "85", "a7", "c7", "e5")))
+AMD_PLUGIN_IMAGE = "registry.example/rocm/k8s-device-plugin:1.31.0.9"
+
+
+def mi300x_facts(tmp_path, gpus=None, no_numa=()):
+    """Topology facts (gather, sysfs) of the 8x MI300X CPX capture; ``gpus`` overrides the GPU -> CPU node map, ``no_numa`` GPUs read -1."""
+    root = amd_trees.build_host(tmp_path, MI300X, gpus or MI300X_GPUS, {0: [0, 1], 1: [2, 3]}, "0x120000",
+                                extra={"current_compute_partition": "CPX\n"})
+    for address in no_numa:
+        amd_trees.write(os.path.join(root, "sys/devices/pci%s:00" % address[:4], address, "numa_node"), "-1\n")
+    return gather(root, gpu_source="sysfs")
+
+
+def amd_container(args=None, command=None, name="amdgpu-dp-cntr", image=AMD_PLUGIN_IMAGE):
+    """The AMD device plugin container as ROCm/k8s-device-plugin's manifests write it (privileged, args only where given)."""
+    container = {"name": name, "image": image, "securityContext": {"privileged": True, "capabilities": {"drop": ["ALL"]}}}
+    if command is not None:
+        container["command"] = list(command)
+    if args is not None:
+        container["args"] = list(args)
+    return container
+
+
+def amd_slice_device(name, attributes):
+    """A ResourceSlice device of AMD's DRA driver (gpu.amd.com): ``attributes`` as its deviceinfo.go writes them, unqualified."""
+    return {"name": name, "attributes": attributes}

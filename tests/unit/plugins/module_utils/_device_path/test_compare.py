@@ -95,7 +95,7 @@ def test_host_gpus_with_no_plugin_and_no_slice_are_an_unknown_gpu_path():
     result = compare.compare(C.oracle(), {})
     assert result["findings"] == [{
         "check": "gpu_path", "result": "unknown", "subject": "gpu path", "expected": "a device plugin or a DRA driver", "observed": None,
-        "message": "the host has 2 GPUs but no NVIDIA device plugin pod runs on this node and no ResourceSlice of it publishes one of them: "
+        "message": "the host has 2 GPUs but no GPU device plugin pod (NVIDIA's or AMD's) runs on this node and no ResourceSlice of it publishes one of them: "
                    "the GPU path is not identified",
         "sources": {"expected": "the host's topology facts (locality oracle)", "observed": "the plugin pods and ResourceSlices read"}}]
     assert result["summary"] == {"agree": 0, "disagree": 0, "unknown": 1} and result["versions"] == {}

@@ -114,7 +114,7 @@ def test_resource_slice_devices_of_this_node_only_with_qualified_attributes():
               C.resource_slice([C.slice_device("gpu-0", "GPU-x", "0000:18:00.0", 0)], node="gpu-2", name="other")]
     assert resource_slices.devices(slices, "gpu-1") == [{
         "driver": "gpu.nvidia.com", "pool": "gpu-1", "slice": "gpu-1-gpu.nvidia.com-x7k2p", "name": "gpu-0", "uuid": C.GPU0["uuid"],
-        "pci_address": "0000:17:00.0", "pcie_root": "pci0000:17", "numa_node": 0, "numa_nodes": [0],
+        "pci_address": "0000:17:00.0", "parent_pci_address": None, "pcie_root": "pci0000:17", "numa_node": 0, "numa_nodes": [0],
         "numa_attribute": "resource.kubernetes.io/numaNode", "driver_version": "580.95.5"}]
 
 
@@ -193,8 +193,8 @@ def test_read_without_resource_k8s_io_notes_it_and_a_cut_list_is_a_finding():
     assert [(f["check"], f["result"], f["message"]) for f in found["findings"]] == [
         ("api_list_complete", "unknown", "GET /api/v1/pods?fieldSelector=spec.nodeName%3Dgpu-1&labelSelector=app%3Dnvdp&limit=500: the server "
          "returned 0 items and more remain (metadata.continue): only those were read"),
-        ("gpu_path", "unknown", "the host has 2 GPUs but no NVIDIA device plugin pod runs on this node and no ResourceSlice of it publishes one "
-         "of them: the GPU path is not identified")]
+        ("gpu_path", "unknown", "the host has 2 GPUs but no GPU device plugin pod (NVIDIA's or AMD's) runs on this node and no ResourceSlice of it "
+         "publishes one of them: the GPU path is not identified")]
     assert [path for method, path, query in api.asked] == ["/api/v1/nodes/gpu-1", "/api/v1/pods", "/apis/resource.k8s.io/v1/resourceslices"]
     assert found["requests"] == 3
 
