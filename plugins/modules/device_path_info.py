@@ -16,8 +16,8 @@ extends_documentation_fragment:
   - gpusmith.numa_gate.controller
   - gpusmith.numa_gate.controller.read_only
 description:
-  - Reads, from the controller through the API server, what places devices on one node - the NVIDIA device plugin's
-    pod on it, a DRA driver's kubelet plugin pod and the node's C(ResourceSlice)s (C(resource.k8s.io/v1)), the SR-IOV
+  - Reads, from the controller through the API server, what places devices on one node - the NVIDIA or AMD GPU device
+    plugin's pod on it, a DRA driver's kubelet plugin pod and the node's C(ResourceSlice)s (C(resource.k8s.io/v1)), the SR-IOV
     network device plugin's pod and its ConfigMap - and compares what they advertise with the host's locality oracle
     (built from O(topology), the facts of M(gpusmith.numa_gate.topology_facts)). Returns the findings and the versions
     of the plugins, so that a record can ask for revalidation when one of them changes.
@@ -27,15 +27,24 @@ description:
     variable or the config file (the Helm chart's ConfigMap mounted as C(available-configs), the key chosen by the node
     label C(nvidia.com/device-plugin.config) or C(DEFAULT_CONFIG)), in NVIDIA's order of precedence. C(PASS_DEVICE_SPECS)
     false, or true without a privileged container, is a finding."
+  - "The AMD device plugin (ROCm/k8s-device-plugin, a pod with container C(amdgpu-dp-cntr), C(amdgpu-dp-cntr-health) or
+    C(amd-gpu-dp-cntr)): its image and version and its flags C(-resource_naming_strategy) (C(single), C(mixed)) and
+    C(-pulse), each with its source; it always passes device specs, so CPU Manager interoperability agrees. Its resources
+    are C(amd.com/gpu) and the partition names (C(amd.com/cpx_nps4)); it names a GPU by its PCI address and a partition
+    C(amdgpu_xcp_<n>), and passes sysfs' -1 through as NUMA node -1: that is a finding (C(device_numa_unaligned)), since
+    the kubelet cannot align such a device under C(single-numa-node); a device name of neither form is C(device_name).
+    A partition's ID names no GPU: its node agrees only where every GPU of the host is on that node."
   - The DRA path - each device of the node's ResourceSlices with its NUMA node (C(resource.kubernetes.io/numaNode), or
-    the driver's C(numa)), PCIe root, UUID and PCI address - matched with the host's GPUs and NICs by UUID or PCI address.
+    the driver's C(numa) or C(numaNode)), PCIe root, UUID and PCI address (C(resource.kubernetes.io/pciBusID), or the
+    driver's C(pciAddr) as AMD's C(gpu.amd.com) publishes it; a partition by its C(parentPciAddr)) - matched with the
+    host's GPUs and NICs by UUID or PCI address.
   - The SR-IOV path - each resource of the plugin's config (its prefix and C(resourceName)), C(excludeTopology), and
     the count the node advertises in C(status.allocatable).
   - A device advertised with no NUMA node is never agreement (a finding, C(unknown)); a NUMA node that differs from
     the host's is a finding (C(disagree)) naming the device, the advertised and the host's node. A device plugin gives
     its NUMA nodes to the kubelet, not to the API, so they are compared only when O(allocatable) is given; otherwise
     that is a finding too.
-  - At most 1 + 3 x 4 pod lists + 3 x 4 x (1 + 4) object reads + 1 slice list, all GETs; a list the server cut
+  - At most 1 + 3 x 5 pod lists + 3 x 4 x (1 + 4) object reads + 1 slice list, all GETs; a list the server cut
     (C(continue)) is a finding, never silently partial.
 options:
   topology:
@@ -55,10 +64,10 @@ options:
     type: dict
   selectors:
     description:
-      - Label selectors, per plugin role, that find the plugin pods on the node (each a list of at most 4; all listed with
+      - Label selectors, per plugin role, that find the plugin pods on the node (each a list of at most 5; all listed with
         C(fieldSelector=spec.nodeName=<node>)). Roles not given keep their defaults.
       - C(gpu_device_plugin) (default V(app.kubernetes.io/name=nvidia-device-plugin), V(name=nvidia-device-plugin-ds),
-        V(app=nvidia-device-plugin-daemonset)), C(dra_kubelet_plugin) (default
+        V(app=nvidia-device-plugin-daemonset), and AMD's V(name=amdgpu-dp-ds), V(name=amd-gpu-dp-ds)), C(dra_kubelet_plugin) (default
         V(nvidia-dra-driver-gpu-component=kubelet-plugin)), C(sriov_device_plugin) (default V(app=sriovdp)).
       - An empty list reads no pod for that role.
     type: dict
@@ -72,7 +81,9 @@ notes:
     C(device_path) input, and its verdict defers on any C(disagree) or C(unknown) and asks for revalidation when a
     version differs from the accepted record's.
   - "Checks: C(gpu_plugin_cpu_manager), C(plugin_running), C(plugin_version), C(plugin_rollout) (the pod's image differs
-    from its DaemonSet's template), C(device_numa) (device plugins, through O(allocatable)), C(dra_device_numa),
+    from its DaemonSet's template), C(gpu_plugin_settings) (an AMD naming strategy the plugin refuses), C(device_numa)
+    (device plugins, through O(allocatable)), C(device_numa_unaligned) (advertised on node -1), C(device_name) (an AMD
+    device ID of no known form), C(dra_device_numa),
     C(dra_device_identity), C(dra_device_published), C(nic_topology_advertised) (C(excludeTopology)),
     C(nic_resource_advertised), C(sriov_config), C(gpu_path) (a host with GPUs and no plugin or driver found),
     C(api_list_complete)."
@@ -133,13 +144,15 @@ versions:
 plugins:
   description:
     - Per role, each plugin pod read - C(pod), C(owner), C(phase), C(container), C(image), C(image_id), C(version),
-      C(privileged); the NVIDIA plugin's C(settings) (each C({value, source})) and C(config_source); the SR-IOV plugin's
+      C(privileged); a GPU plugin's C(vendor) (C(nvidia) or C(amd)) and C(settings) (each C({value, source})), NVIDIA's
+      C(config_source); the SR-IOV plugin's
       C(resource_prefix), C(resources), C(advertised) and C(config_source).
   returned: success
   type: dict
 slice_devices:
   description:
-    - Each device of the node's ResourceSlices - C(driver), C(pool), C(slice), C(name), C(uuid), C(pci_address), C(pcie_root),
+    - Each device of the node's ResourceSlices - C(driver), C(pool), C(slice), C(name), C(uuid), C(pci_address),
+      C(parent_pci_address), C(pcie_root),
       C(numa_node), C(numa_nodes), C(numa_attribute), C(driver_version).
   returned: success
   type: list
