@@ -1351,10 +1351,16 @@ class Kubelet(object):
             "# TYPE kubelet_memory_manager_pinning_requests_total counter\n",
             "kubelet_memory_manager_pinning_requests_total %d\n" % self.memory.pinning_requests,
             "kubelet_memory_manager_pinning_errors_total 0\n",
-            "# TYPE resource_manager_container_assignments gauge\n",
-            'resource_manager_container_assignments{assignment_type="node_exclusive",resource_name="cpu"} %d\n' % exclusive,
             'kubelet_node_name{node="%s"} 1\n' % self.node_name,
-        ]) + (self.admitter.metrics() if self.admitter is not None else "")
+        ]) + self.counted_metrics(exclusive)
+
+    def counted_metrics(self, exclusive):
+        """The resource managers' counters; node_exclusive stands for the exclusive CPUs its state holds."""
+        own = {("resource_manager_container_assignments", (("assignment_type", "node_exclusive"), ("resource_name", "cpu"))): exclusive}
+        if self.admitter is not None:
+            return self.admitter.metrics(own)
+        (name, labels), value = next(iter(own.items()))
+        return "# TYPE %s counter\n%s{%s} %d\n" % (name, name, ",".join('%s="%s"' % item for item in labels), value)
 
     def handler(self, main):
         kubelet = self

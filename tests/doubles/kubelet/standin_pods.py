@@ -285,9 +285,20 @@ class PodAdmitter(object):
                 self.refused.add(uid)
             self.put_status(pod, status)
 
-    def metrics(self):
-        lines = []
-        for (name, labels), value in sorted(self.counts.items()):
+    def metrics(self, extra=None):
+        """The counted families as the kubelet's registry exposes them: one block per family under its TYPE line.
+
+        Every series here only grows, so each family is a counter (component-base/metrics NewCounterVec; the 1.37
+        docs list resource_manager_container_assignments as a counter kept without its _total suffix, on
+        promlint's exceptionMetrics list). ``extra``: series of the stand-in itself, merged in their family.
+        """
+        counts = dict(self.counts)
+        counts.update(extra or {})
+        lines, family = [], None
+        for (name, labels), value in sorted(counts.items()):
+            if name != family:
+                family = name
+                lines.append("# TYPE %s counter\n" % name)
             text = ",".join('%s="%s"' % item for item in labels)
             lines.append("%s%s %d\n" % (name, "{%s}" % text if text else "", value))
         return "".join(lines)
