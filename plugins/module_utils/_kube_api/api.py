@@ -42,6 +42,8 @@ REQUEST_TIMEOUT = connection_spec.REQUEST_TIMEOUT
 MAX_ANSWER_BYTES = 16 * 1024 * 1024
 MAX_PROXY_BYTES = {"healthz": 64 * 1024, "configz": 1024 * 1024, "metrics": 32 * 1024 * 1024}
 ATTEMPTS = 4
+# Pages of a list cut short (metadata.continue) followed before the list is refused: a loop bounded in count.
+MAX_LIST_PAGES = 100
 BACKOFF = (0.25, 0.5, 1.0)
 _IDEMPOTENT = ("GET", "HEAD")
 
@@ -185,10 +187,25 @@ class Api:
 
     # -- pods ------------------------------------------------------------------------------
     def pods_on_node(self, name):
-        """Every pod bound to the node (all namespaces, field selector ``spec.nodeName=<name>``), as kubectl lists them, each checked."""
+        """Every pod bound to the node (all namespaces, field selector ``spec.nodeName=<name>``), as kubectl lists them, each checked.
+
+        A list cut short (``metadata.continue`` set) is followed with its token, as kubectl's pager does, for at most
+        `MAX_LIST_PAGES` pages; one still cut short then is refused naming the token: a part of a list is not the list.
+        """
         query = {"fieldSelector": "spec.nodeName=%s" % _k8s_names.node_name(name)}
-        answer = self.request("GET", "/api/v1/pods", query=query)
-        return shapes.pod_list(answer, self._where("GET", "/api/v1/pods", query))
+        pods, token = [], None
+        for unused_page in range(MAX_LIST_PAGES):
+            asked = dict(query, **({"continue": token} if token else {}))
+            answer = self.request("GET", "/api/v1/pods", query=asked)
+            where = self._where("GET", "/api/v1/pods", asked)
+            pods.extend(shapes.pod_list(answer, where))
+            token = (answer.get("metadata") or {}).get("continue") if isinstance(answer.get("metadata"), dict) else None
+            if token is not None and not isinstance(token, str):
+                raise KubeApiError("%s: the answer's metadata.continue is %s, expected a string" % (where, type(token).__name__))
+            if not token:
+                return pods
+        raise KubeApiError("GET /api/v1/pods (spec.nodeName=%s): still cut short after %d pages (%d pods; metadata.continue %r): "
+                           "a part of the node's pods is not all of them; not read as complete" % (name, MAX_LIST_PAGES, len(pods), token[:64]))
 
     def get_pod(self, namespace, name):
         """The pod, or None when it is gone (404)."""

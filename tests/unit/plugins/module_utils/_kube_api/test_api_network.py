@@ -184,3 +184,41 @@ def test_an_error_body_of_any_shape_is_a_named_api_error(tmp_path, serve):
         api = connect(tmp_path, server.url)
         message, _took = timed_refusal(tmp_path, lambda: api.get_node("n1"))  # pylint: disable=cell-var-from-loop
         assert message == expected
+
+
+# -- issue 29, class 5: a pod list cut short is followed, never taken as complete ---------------------
+
+POD = '{"metadata": {"name": "%s", "namespace": "default", "uid": "u-%s"}, "spec": {"nodeName": "n1"}}'
+
+
+def test_a_pod_list_cut_short_is_followed_with_its_continue_token(tmp_path, serve):
+    def pages(path):
+        if "continue=t1" in path:
+            return '{"metadata": {"continue": "t2"}, "items": [%s]}' % (POD % ("b", "b"))
+        if "continue=t2" in path:
+            return '{"metadata": {}, "items": [%s]}' % (POD % ("c", "c"))
+        return '{"metadata": {"continue": "t1"}, "items": [%s]}' % (POD % ("a", "a"))
+
+    server = serve(hostile.answer(200, pages))
+    pods = connect(tmp_path, server.url).pods_on_node("n1")
+    assert [pod["metadata"]["name"] for pod in pods] == ["a", "b", "c"]
+    assert server.requests == [("GET", "/api/v1/pods?fieldSelector=spec.nodeName%3Dn1"),
+                               ("GET", "/api/v1/pods?fieldSelector=spec.nodeName%3Dn1&continue=t1"),
+                               ("GET", "/api/v1/pods?fieldSelector=spec.nodeName%3Dn1&continue=t2")]
+
+
+def test_a_pod_list_cut_short_without_end_is_refused_after_its_page_bound(tmp_path, serve):
+    server = serve(hostile.answer(200, '{"metadata": {"continue": "again"}, "items": [%s]}' % (POD % ("a", "a"))))
+    api = connect(tmp_path, server.url)
+    message, _took = timed_refusal(tmp_path, lambda: api.pods_on_node("n1"), deadline=60)
+    assert message == ("GET /api/v1/pods (spec.nodeName=n1): still cut short after 100 pages (100 pods; metadata.continue 'again'): "
+                       "a part of the node's pods is not all of them; not read as complete")
+    assert len(server.requests) == kube_api.MAX_LIST_PAGES
+
+
+def test_a_continue_token_that_is_no_string_is_named(tmp_path, serve):
+    server = serve(hostile.answer(200, '{"metadata": {"continue": 7}, "items": []}'))
+    api = connect(tmp_path, server.url)
+    message, _took = timed_refusal(tmp_path, lambda: api.pods_on_node("n1"))
+    assert message == ("GET %s/api/v1/pods?fieldSelector=spec.nodeName%%3Dn1: the answer's metadata.continue is int, expected a string"
+                       % server.url)
