@@ -19,7 +19,7 @@ docs/remote_jobs.rst):
   carries the ``set_stats`` data (``artifact_data``) that AWX stores as the job's artifacts and
   hands to a workflow's next node.
 
-Prints one JSON object: status, rc, the per-host counts (ok, changed, failures, dark), each failed
+Prints one JSON object: status, rc, the per-host counts (ok, changed, failures, dark), each changed task's host and name, each failed
 task's host, name and message, the artifact data, which files the job left in the project copy (relative paths), and the playbook's
 task names that ran, for the caller's assertions. This is test tooling: it imports nothing of the
 collection.
@@ -117,7 +117,7 @@ def run_job(pdd, playbook, ident, timeout, before):
 
 def summarise(pdd, ident):
     artifacts = os.path.join(pdd, "artifacts", ident)
-    summary = {"status": None, "rc": None, "stats": None, "artifact_data": None, "tasks": [], "failed": []}
+    summary = {"status": None, "rc": None, "stats": None, "artifact_data": None, "tasks": [], "failed": [], "changed": []}
     for name in ("status", "rc"):
         path = os.path.join(artifacts, name)
         if os.path.exists(path):
@@ -132,6 +132,9 @@ def summarise(pdd, ident):
         data = event.get("event_data", {})
         if event.get("event") == "playbook_on_task_start":
             summary["tasks"].append(data.get("task"))
+        # Which task changed what on which host: a converged job must list none.
+        if event.get("event") == "runner_on_ok" and (data.get("res") or {}).get("changed"):
+            summary["changed"].append({"host": data.get("host"), "task": data.get("task")})
         if event.get("event") in ("runner_on_failed", "runner_on_unreachable") and not data.get("ignore_errors"):
             result = data.get("res") or {}
             summary["failed"].append({"host": data.get("host"), "task": data.get("task"), "msg": result.get("msg")})
