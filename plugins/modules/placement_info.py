@@ -66,7 +66,7 @@ cgroup:
 pods:
   description:
     - One entry per UID - C(found), C(driver), C(qos), C(cgroup), C(cpus), C(mems), C(usage) and C(containers)
-      (each with C(id), C(runtime), C(cpus), C(mems), C(cpus_source), C(usage), C(processes), C(memory), C(local)).
+      (each with C(id), C(runtime), C(cpus), C(mems), C(cpus_source), C(usage), C(cpu_max), C(processes), C(memory), C(local)).
   returned: success
   type: list
   elements: dict

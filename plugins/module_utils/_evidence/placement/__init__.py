@@ -8,6 +8,7 @@ Import the submodules explicitly; this file holds only this map.
 - ``cgroups``: The node's cgroup hierarchy and the kubelet's pod cgroups in it, found by pod UID.
 - ``cpusets``: A cgroup's effective CPU and memory-node sets, and the processes in it.
 - ``numa_maps``: Resident pages per NUMA node from ``/proc/<pid>/numa_maps``, in bytes, huge pages apart.
+- ``quota``: A cgroup's CFS bandwidth limit, in cgroup v2's ``cpu.max`` form.
 - ``read``: Where a pod's (or a process's) CPUs and memory really are: the placement_info reading.
 - ``threads``: Every thread's allowed CPUs and memory nodes, as ``taskset -a -p`` would list them.
 - ``usage``: A cgroup's CPU usage counter, with the time it was read.

@@ -18,6 +18,7 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.place
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.placement import cpusets
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import nodefs
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.placement import numa_maps
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.placement import quota
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.placement import threads
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.placement import usage
 
@@ -47,7 +48,7 @@ def process_placement(root, pid, expected_nodes=None):
 def _cgroup_view(root, tree, cgroup, expected_nodes):
     sets = cpusets.effective_sets(root, tree, cgroup)
     view = {"cgroup": cgroup, "cpus": sets and sets["cpus"], "mems": sets and sets["mems"], "cpus_source": sets and sets["source"],
-            "usage": usage.read_usage(root, tree, cgroup), "processes": []}
+            "usage": usage.read_usage(root, tree, cgroup), "cpu_max": quota.read_quota(root, tree, cgroup), "processes": []}
     memory = dict(_EMPTY)
     for pid in cpusets.processes(root, tree, cgroup):
         entry = process_placement(root, pid, expected_nodes)
