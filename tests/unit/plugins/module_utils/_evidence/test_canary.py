@@ -178,9 +178,9 @@ def test_the_subjects_are_the_pods_read_back_with_their_controller():
 def test_the_admission_of_a_controllers_pods_names_each_failing_pod():
     ready = {"metadata": {"name": "llm-a", "uid": "u1"}, "spec": {"nodeName": "gpu-1"},
              "status": {"phase": "Running", "conditions": [{"type": "Ready", "status": "True"}]}}
+    message = "Pod was rejected: Pod Scope pod with pod-level resources failed admission under pod-scope topology manager"
     rejected = {"metadata": {"name": "llm-b", "uid": "u2"}, "spec": {"nodeName": "gpu-1"},
-                "status": {"phase": "Failed", "reason": "TopologyAffinityError", "message": "Pod was rejected: Pod Scope pod with pod-level "
-                                                                                          "resources failed admission under pod-scope topology manager"}}
+                "status": {"phase": "Failed", "reason": "TopologyAffinityError", "message": message}}
     assert canary.admissions([ready], [], None, 1) == {"admitted": True, "phase": "Running", "node": "gpu-1", "failures": []}
     assert canary.admissions([ready], [], None, 2)["admitted"] is False
     assert canary.admissions([ready, rejected], [{"involvedObject": {"uid": "u2"}, "reason": "TopologyAffinityError", "message": "same"}],
