@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The stack as observed: each version with where it was read and when, from the API's answers (pure).
 
-Public: `observe`, `driver`, `feature_gates`, `COMPONENTS`, `IMAGES`, `DRIVER_READS`.
+Public: `observe`, `driver`, `feature_gates`, `COMPONENTS`, `IMAGES`, `DRIVER_READS`, `IN_KERNEL`.
 
 `observe(answers, read_at)` takes what the stack_info action read (each answer a value, or ``{"error": text}``
 when its read failed) and returns ``{"read_at", "versions", "observed", "control_plane_gates", "labels"}``:
@@ -20,9 +20,10 @@ when its read failed) and returns ``{"read_at", "versions", "observed", "control
 - ``labels``: the Node's labels (None when the Node could not be read).
 
 `driver(reads)` is the GPU driver's entry, in the same form, from what the acceptance_record role read on the node
-(``{"read_at", "sysfs": the slurp's result, "nvidia_smi": the command's result}``, each None or skipped when not run):
-the first read that gave a version; ``not found`` when every read that ran found no driver; ``read failed`` with the
-errors otherwise; None when no read ran.
+(``{"read_at", "sysfs": the slurp's result, "nvidia_smi": the command's result, "amdgpu_sysfs": the slurp of amdgpu's
+version}``, each None or skipped when not run): the first read that gave a version; an absent amdgpu version file is the
+in-kernel driver (version `IN_KERNEL`, found); ``not found`` when every read that ran found no driver; ``read failed``
+with the errors otherwise; None when no read ran.
 """
 
 from __future__ import annotations
@@ -34,13 +35,22 @@ import re
 # (record key, Node status.nodeInfo field)
 NODE_INFO = (("kubelet", "kubeletVersion"), ("container_runtime", "containerRuntimeVersion"), ("kernel", "kernelVersion"),
              ("node_image", "osImage"))
-# (record key, the image repository's last path element that names it)
-IMAGES = (("gpu_operator", "gpu-operator"), ("network_operator", "network-operator"), ("device_plugin", "k8s-device-plugin"),
-          ("dra_driver", "k8s-dra-driver-gpu"), ("sriov_device_plugin", "sriov-network-device-plugin"))
+# (record key, the image repository's last path elements that name it: NVIDIA's, then AMD's). AMD's device plugin image
+# is rocm/k8s-device-plugin, its operator rocm/amd-gpu-operator and its DRA driver rocm/k8s-gpu-dra-driver
+# (ROCm/k8s-device-plugin, ROCm/gpu-operator, ROCm/k8s-gpu-dra-driver env.mk): the entry's source names the image.
+IMAGES = (("gpu_operator", ("gpu-operator", "amd-gpu-operator")), ("network_operator", ("network-operator",)),
+          ("device_plugin", ("k8s-device-plugin",)), ("dra_driver", ("k8s-dra-driver-gpu", "k8s-gpu-dra-driver")),
+          ("sriov_device_plugin", ("sriov-network-device-plugin",)))
 COMPONENTS = ("control_plane",) + tuple(key for key, _field in NODE_INFO) + tuple(key for key, _name in IMAGES)
-# (key of the reads, where it was read), in the order they are tried.
+# (key of the reads, where it was read), in the order they are tried: NVIDIA's module, nvidia-smi, AMD's module.
 DRIVER_READS = (("sysfs", "the node's /sys/module/nvidia/version (sysfs)"),
-                ("nvidia_smi", "nvidia-smi --query-gpu=driver_version --format=csv,noheader on the node"))
+                ("nvidia_smi", "nvidia-smi --query-gpu=driver_version --format=csv,noheader on the node"),
+                ("amdgpu_sysfs", "the node's /sys/module/amdgpu/version (sysfs)"))
+# amdgpu's module version file is written only by AMD's DKMS (out-of-tree) driver: the in-kernel amdgpu has none. That
+# driver is named as such, never given the kernel's release as its version (the kernel is its own entry).
+IN_KERNEL = "in-kernel"
+_IN_KERNEL_SOURCE = ("the node's /sys/module/amdgpu/version is absent: the in-kernel amdgpu driver, which has no version of its own "
+                     "(the kernel's release names it, in the kernel entry)")
 _ABSENT = ("file not found", "no such file", "not found", "command not found")
 _SERIES = re.compile(r'^kubernetes_feature_enabled\{([^}]*)\}\s+(\S+)')
 _LABEL = re.compile(r'(\w+)="((?:[^"\\]|\\.)*)"')
@@ -89,7 +99,7 @@ def _workload_entries(lists, read_at):
             for container in (((item.get("spec") or {}).get("template") or {}).get("spec") or {}).get("containers") or []:
                 name, tag = _image(container.get("image"))
                 for key, wanted in IMAGES:
-                    if name == wanted and key not in found:
+                    if name in wanted and key not in found:
                         found[key] = _entry(key, tag or label, "found", "%s, image %s" % (where, container.get("image")), read_at)
     source = "; ".join(what for what, _error in failed) or _LISTS
     error = "; ".join(error if len(failed) == 1 else "%s: %s" % (what, error) for what, error in failed) or None
@@ -129,7 +139,7 @@ def observe(answers, read_at):
 
 def _driver_read(key, result):
     """(version, absent, error) of one read's task result."""
-    if key == "sysfs":
+    if key in ("sysfs", "amdgpu_sysfs"):
         if result.get("content"):
             try:
                 return base64.b64decode(result["content"]).decode("utf-8", "replace").strip() or None, False, None
@@ -154,6 +164,8 @@ def driver(reads):
         version, missing, error = _driver_read(key, result)
         if version is not None:
             return _entry("driver", version, "found", source, read_at)
+        if missing and key == "amdgpu_sysfs":
+            return _entry("driver", IN_KERNEL, "found", _IN_KERNEL_SOURCE, read_at)
         if missing:
             absent.append(source)
         else:

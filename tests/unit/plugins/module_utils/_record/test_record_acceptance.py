@@ -146,3 +146,19 @@ def test_every_version_says_where_and_when_it_was_read():
     assert versions[1] == ["component", "version", "state", "source", "read at (UTC)", "error"]
     assert versions[2][1] == ["network_operator", "unknown", "read failed", "Deployments and DaemonSets", at, "HTTP 403"]
     assert versions[2][2] == ["gpu_operator", "not found", "not found", "Deployments and DaemonSets", at, "-"]
+
+
+def test_an_amd_node_names_its_in_kernel_driver_and_does_not_defer_on_it():
+    """amdgpu without its DKMS version file is the in-kernel driver: named, version ``in-kernel``, the kernel beside it (issue 33)."""
+    at = "2026-12-05T12:00:00Z"
+    built = record.build(ri.h200_facts(), "mi300x", {
+        "versions": {"kubelet": "v1.37.1"}, "generated_at": at, "node_name": "mi300x-1",
+        "driver_read": {"read_at": at, "amdgpu_sysfs": {"failed": True, "msg": "file not found: /sys/module/amdgpu/version"}}})
+    assert (built["versions"]["driver"], built["versions"]["kernel"]) == ("in-kernel", "6.18.44-vm")
+    assert [(e["version"], e["state"]) for e in built["observed"] if e["component"] == "driver"] == [("in-kernel", "found")]
+    assert [r["message"] for r in built["verdict"]["reasons"] if r["criterion"] == "versions"] == []
+    unreadable = record.build(ri.h200_facts(), "mi300x", {
+        "versions": {"kubelet": "v1.37.1"}, "generated_at": at, "node_name": "mi300x-1",
+        "driver_read": {"read_at": at, "amdgpu_sysfs": {"failed": True, "msg": "Permission denied"}}})
+    assert [r["message"] for r in unreadable["verdict"]["reasons"] if r["criterion"] == "versions"] == [
+        "the GPU driver version is unknown: the GPU path cannot be named"]

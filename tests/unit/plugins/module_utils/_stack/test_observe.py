@@ -97,3 +97,29 @@ def test_each_list_read_on_its_own_a_failed_one_hides_nothing_the_other_found():
          "Deployments (apps/v1, all namespaces): a; DaemonSets (apps/v1, all namespaces): b")]
     none = observe.observe({"version": {}, "metrics": "", "node": NODE, "deployments": [], "daemonsets": []}, AT)
     assert {e["state"] for e in none["observed"] if e["component"] in dict(observe.IMAGES)} == {"not found"}
+
+
+AMDGPU = observe.DRIVER_READS[2][1]
+
+
+def test_amd_driver_from_its_module_else_the_in_kernel_driver_never_the_kernel_release():
+    # amdgpu's version file holds what AMD's DKMS driver wrote (the MI210 capture's 6.19.4).
+    dkms = observe.driver({"read_at": AT, "sysfs": {"skipped": True}, "nvidia_smi": None, "amdgpu_sysfs": {"content": "Ni4xOS40Cg=="}})
+    assert dkms == {"component": "driver", "version": "6.19.4", "state": "found", "source": AMDGPU, "read_at": AT, "error": None}
+    in_kernel = observe.driver({"read_at": AT, "amdgpu_sysfs": {"msg": "file not found: /sys/module/amdgpu/version", "failed": True}})
+    assert in_kernel == {"component": "driver", "version": "in-kernel", "state": "found", "read_at": AT, "error": None,
+                         "source": "the node's /sys/module/amdgpu/version is absent: the in-kernel amdgpu driver, which has no version of "
+                                   "its own (the kernel's release names it, in the kernel entry)"}
+    denied = observe.driver({"read_at": AT, "amdgpu_sysfs": {"msg": "Permission denied: /sys/module/amdgpu/version", "failed": True}})
+    assert (denied["version"], denied["state"], denied["error"]) == (None, "read failed", AMDGPU + ": Permission denied: /sys/module/amdgpu/version")
+
+
+def test_amd_operator_plugin_and_dra_images_found_by_their_own_names():
+    lists = [workload("DaemonSet", "kube-amd-gpu", "amd-gpu-device-plugin", "docker.io/rocm/k8s-device-plugin:1.31.0.7"),
+             workload("DaemonSet", "kube-amd-gpu", "amd-dra", "docker.io/rocm/k8s-gpu-dra-driver:v0.1.0"),
+             workload("Deployment", "kube-amd-gpu", "amd-gpu-operator", "docker.io/rocm/amd-gpu-operator:v1.4.0")]
+    seen = observe.observe({"version": {"gitVersion": "v1.37.1"}, "metrics": "", "node": NODE, "workloads": lists}, AT)
+    assert dict((k, seen["versions"].get(k)) for k in ("gpu_operator", "device_plugin", "dra_driver")) == {
+        "gpu_operator": "v1.4.0", "device_plugin": "1.31.0.7", "dra_driver": "v0.1.0"}
+    assert [e["source"] for e in seen["observed"] if e["component"] == "dra_driver"] == [
+        "DaemonSet kube-amd-gpu/amd-dra, image docker.io/rocm/k8s-gpu-dra-driver:v0.1.0"]
