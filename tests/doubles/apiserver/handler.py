@@ -132,6 +132,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             raise api_status.plain_not_found()
         if resource == "nodes" and sub == "proxy":
             return self._proxy(double, name, tail, body)
+        if resource == "pods" and sub == "proxy":
+            return self._pod_proxy(double, namespace, name, tail, body)
         if name is None:
             return self._collection(double, resource, namespace, query, body, watching)
         return self._item(double, resource, namespace, name, sub, query, body)
@@ -141,6 +143,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
         base = proxy.kubelet_base(node, double.kubelets.get(name))
         query = urllib.parse.urlsplit(self.path).query
         return proxy.forward(base, self.command, tail, query, self.headers, body)
+
+    def _pod_proxy(self, double, namespace, id_, tail, body):
+        split = proxy.split_scheme_name_port(id_)
+        if split is None:
+            raise api_status.bad_request('invalid pod request "%s"' % id_)
+        pod = double.store.get("pods", namespace, split[1])
+        base = proxy.pod_base(pod, id_, double.pod_endpoints)
+        return proxy.forward(base, self.command, tail, urllib.parse.urlsplit(self.path).query, self.headers, body)
 
     def _wants_table(self):
         return "as=Table" in self.headers.get("Accept", "")

@@ -55,6 +55,7 @@ class ApiServerDouble:
         self.tls, self.tokens = tls, (dict(tokens) if tokens is not None else None)
         self.store = api_store.Store()
         self.kubelets = {}
+        self.pod_endpoints = {}
         self.requests = audit.RequestLog(audit_log)
         self.eviction_failures = {}
         self.controllers = controllers
@@ -153,6 +154,10 @@ class ApiServerDouble:
     def register_kubelet(self, node, url):
         """Send the node proxy for ``node`` to ``url`` (a test's fake kubelet HTTP server)."""
         self.kubelets[node] = url
+
+    def register_pod_endpoint(self, namespace, name, port, url):
+        """Send the pod proxy for ``namespace/name:port`` to ``url`` (a test's service standing in for the pod's server)."""
+        self.pod_endpoints[(namespace, name, str(port))] = url
 
     def add_daemonset(self, name, labels, namespace="default"):
         """A DaemonSet (apps/v1) whose selector is ``labels``."""
