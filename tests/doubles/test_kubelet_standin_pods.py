@@ -102,7 +102,10 @@ def test_the_canary_is_bound_admitted_on_one_numa_node_and_released(machine, api
         scheduled = [c for c in refused.pop("conditions", []) if c["type"] == "PodScheduled"]
         assert [c["status"] for c in scheduled] == ["True"]
         assert refused == {"phase": "Failed", "reason": "TopologyAffinityError", "qosClass": "Guaranteed",
-                           "message": "Pod was rejected: Resources cannot be allocated with Topology locality"}
+                           "message": "Pod was rejected: Pod Scope pod with pod-level resources failed admission under pod-scope topology manager"}
+        events = [(e["type"], e["reason"], e["message"], e["source"]) for e in api.store.list("events")[0] if e["involvedObject"]["name"] == "second"]
+        assert events == [("Warning", "TopologyAffinityError", "Pod Scope pod with pod-level resources failed admission under pod-scope topology manager",
+                           {"component": "kubelet", "host": "n1"})]
         assert json.loads(read_state(machine, "cpu_manager_state")["data"])["entries"] == entries
 
         elsewhere = api.store.create("pods", canary("elsewhere", {"kubernetes.io/hostname": "n2"}))

@@ -26,7 +26,11 @@ reads files or talks to the API. Each behaviour and the kubelet source it follow
   then the narrower, then the lower-numbered; the all-nodes affinity becomes nil; admit = preferred).
   A refusal is TopologyAffinityError, "Resources cannot be allocated with Topology locality"
   (topology_manager.go), which the kubelet puts in the pod status as phase Failed with the message
-  "Pod was rejected: " + that (kubelet.go rejectPod, cm/admission GetPodAdmitResult).
+  "Pod was rejected: " + that (kubelet.go rejectPod, cm/admission GetPodAdmitResult). A pod with
+  pod-level resources at pod scope is refused by scope_pod.go Admit with
+  NewPodLevelTopologyAffinityError("pod with pod-level resources failed admission under pod-scope
+  topology manager"), whose text the 1.37 tutorial and e2e_node test show as "Pod Scope pod with
+  pod-level resources failed admission under pod-scope topology manager" (`topology_rejection`).
 - CPU bubble: policy_static.go AllocatePod/allocateCPUs: the CPUs of the hint's NUMA nodes first,
   then any; exclusive containers carved from it in order (init containers, then app containers), the
   rest is the pod's shared pool, written for every container without exclusive CPUs. takeByTopology
@@ -41,6 +45,7 @@ import re
 
 TOPOLOGY_AFFINITY_REASON = "TopologyAffinityError"
 TOPOLOGY_AFFINITY_MESSAGE = "Resources cannot be allocated with Topology locality"
+POD_LEVEL_TOPOLOGY_AFFINITY_MESSAGE = "Pod Scope pod with pod-level resources failed admission under pod-scope topology manager"
 EMPTY_POOL_REASON = "UnexpectedAdmissionError"
 _SUFFIX = {"": 1, "m": Fraction(1, 1000), "k": 10 ** 3, "M": 10 ** 6, "G": 10 ** 9, "T": 10 ** 12, "P": 10 ** 15, "E": 10 ** 18,
            "Ki": 2 ** 10, "Mi": 2 ** 20, "Gi": 2 ** 30, "Ti": 2 ** 40, "Pi": 2 ** 50, "Ei": 2 ** 60}
@@ -52,6 +57,14 @@ def quantity(raw):
     if not match:
         raise ValueError("quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$': %r" % (raw,))
     return Fraction(match.group(1)) * _SUFFIX[match.group(2)]
+
+
+def topology_rejection(pod, scope):
+    """(reason, message) of the topology manager's refusal: scope_pod.go's pod-level error for a pod-level pod at pod scope, else
+    topology_manager.go's."""
+    if scope == "pod" and is_pod_level(pod):
+        return TOPOLOGY_AFFINITY_REASON, POD_LEVEL_TOPOLOGY_AFFINITY_MESSAGE
+    return TOPOLOGY_AFFINITY_REASON, TOPOLOGY_AFFINITY_MESSAGE
 
 
 def _resources(obj):

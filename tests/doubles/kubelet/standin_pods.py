@@ -12,7 +12,7 @@ Admitted: the assignments go to the checkpoints and the pod status is set throug
 status manager does (pkg/kubelet/status/status_manager.go: PATCH of pods/<name>/status; phase Running,
 conditions PodReadyToStartContainers, Initialized, ContainersReady, Ready, PodScheduled, container
 statuses with containerIDs, qosClass). Refused: phase Failed, reason and "Pod was rejected: "
-message (kubelet.go rejectPod). A pod with a deletionTimestamp has its resources released
+message, and a Warning event of the reason (kubelet.go rejectPod). A pod with a deletionTimestamp has its resources released
 (RemoveContainer for each container) and is then deleted with grace period 0 and a UID
 precondition (status_manager.go syncPod once the pod is terminated); one that vanished is released.
 Pods with pod-level resources are the only ones aligned; others get the per-container exclusive CPUs
@@ -127,7 +127,7 @@ class PodAdmitter(object):
         if not admit:
             self.count("kubelet_topology_manager_admission_errors_total")
             self.pods.pop(uid, None)
-            return rejected_status(adm.TOPOLOGY_AFFINITY_REASON, adm.TOPOLOGY_AFFINITY_MESSAGE, qos)
+            return rejected_status(*adm.topology_rejection(pod, self.kubelet.config.get("topologyManagerScope")), qos)
         if request:
             self._cpu_bubble(pod, request, affinity, node_cpus)
         if mem_requests:
@@ -250,6 +250,16 @@ class PodAdmitter(object):
         path = "/api/v1/namespaces/%s/pods/%s/status" % (pod["metadata"].get("namespace", "default"), pod["metadata"]["name"])
         return self.kubelet.request("PATCH", path, {"status": status}, "application/merge-patch+json")[0]
 
+    def post_event(self, pod, reason, message):
+        """kubelet.go rejectPod: a Warning event with the reason and the message without its "Pod was rejected: " prefix."""
+        meta, stamp = pod["metadata"], now()
+        namespace = meta.get("namespace", "default")
+        event = {"apiVersion": "v1", "kind": "Event", "metadata": {"name": "%s.%s" % (meta["name"], meta["uid"][:8]), "namespace": namespace},
+                 "involvedObject": {"kind": "Pod", "apiVersion": "v1", "namespace": namespace, "name": meta["name"], "uid": meta["uid"]},
+                 "reason": reason, "message": message, "type": "Warning", "count": 1, "firstTimestamp": stamp, "lastTimestamp": stamp,
+                 "source": {"component": "kubelet", "host": self.kubelet.node_name}}
+        return self.kubelet.request("POST", "/api/v1/namespaces/%s/events" % namespace, event)[0]
+
     def delete_now(self, pod):
         path = "/api/v1/namespaces/%s/pods/%s" % (pod["metadata"].get("namespace", "default"), pod["metadata"]["name"])
         body = {"kind": "DeleteOptions", "apiVersion": "v1", "gracePeriodSeconds": 0, "preconditions": {"uid": pod["metadata"]["uid"]}}
@@ -283,6 +293,7 @@ class PodAdmitter(object):
             status = self.admit(pod)
             if status["phase"] == "Failed":
                 self.refused.add(uid)
+                self.post_event(pod, status["reason"], status["message"][len("Pod was rejected: "):])
             self.put_status(pod, status)
 
     def metrics(self, extra=None):
