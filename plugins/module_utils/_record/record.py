@@ -37,7 +37,9 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.errors 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._stack import observe as _observe
 
 SCHEMA_VERSION = 1
-_GPU_KEYS = ("index", "uuid", "pci_address", "name", "numa_node", "numa_source", "sysfs_numa_node", "local_cpus")
+_GPU_KEYS = ("index", "vendor", "uuid", "pci_address", "name", "numa_node", "numa_source", "sysfs_numa_node", "local_cpus")
+# What a GPU's vendor gives beyond the UUID, the same keys for every vendor (docs/acceptance-record.md, "devices").
+_AMD_IDENTITIES = ("kfd_node", "unique_id", "device_id", "hive_id")
 _NIC_KEYS = ("name", "pci_address", "driver", "numa_node", "numa_source", "sysfs_numa_node", "local_cpus", "rdma_devices", "virtual_function")
 
 
@@ -63,6 +65,20 @@ def device_identities(topology):
     found = ["gpu %s %s" % (gpu.get("uuid") or "no-uuid", gpu.get("pci_address")) for gpu in topology.get("gpus") or []]
     found += ["nic %s %s" % (nic.get("name"), nic.get("pci_address")) for nic in topology.get("nics") or []]
     return sorted(found)
+
+
+def _gpu(gpu):
+    """A GPU of the record: its facts' keys, then its identities, partition mode and partitions (AMD's from KFD; none known for others)."""
+    entry = {key: gpu.get(key) for key in _GPU_KEYS}
+    amd = gpu.get("amd") if isinstance(gpu.get("amd"), dict) else None
+    entry["identities"] = {key: amd.get(key) for key in _AMD_IDENTITIES} if amd else {}
+    modes = (amd.get("compute_partition"), amd.get("memory_partition")) if amd else (None, None)
+    entry["partition_mode"] = {"compute": modes[0], "memory": modes[1]} if any(modes) else None
+    # One partition is the whole GPU (SPX, or no partition files): no partitions to draw.
+    parts = (amd.get("partitions") or []) if amd else []
+    entry["partitions"] = [{"id": part.get("id"), "kfd_node": part.get("kfd_node"), "render_minor": part.get("render_minor")}
+                           for part in parts] if len(parts) > 1 else []
+    return entry
 
 
 def _topology(topology):
@@ -198,7 +214,7 @@ def build(topology, host, inputs=None):
         "mode": "full" if full else "topology",
         "versions": versions,
         "observed": observed,
-        "devices": {"gpus": [{key: gpu.get(key) for key in _GPU_KEYS} for gpu in topology.get("gpus") or []],
+        "devices": {"gpus": [_gpu(gpu) for gpu in topology.get("gpus") or []],
                     "nics": [{key: nic.get(key) for key in _NIC_KEYS} for nic in topology.get("nics") or []]},
         "topology": _topology(topology),
         "locality": oracle,

@@ -19,8 +19,9 @@ def test_full_record_on_the_h200(tmp_path):
                              "verdict", "versions", "warnings"]
     assert (built["schema_version"], built["host"], built["mode"], built["generated_at"]) == (1, "h200-vm", "full", "2026-12-01T09:00:00Z")
     assert built["versions"] == {"kubelet": "v1.37.1", "kernel": "6.18.44-vm", "driver": "580.82.07", "node_image": "debian-12-gpu-20261101"}
-    assert built["devices"]["gpus"] == [{"index": 0, "uuid": ri.GPU_UUID, "pci_address": "0000:00:06.0", "name": "NVIDIA H200",
-                                         "numa_node": 0, "numa_source": "single-node", "sysfs_numa_node": None, "local_cpus": "0-15"}]
+    assert built["devices"]["gpus"] == [{"index": 0, "vendor": "nvidia", "uuid": ri.GPU_UUID, "pci_address": "0000:00:06.0", "name": "NVIDIA H200",
+                                         "numa_node": 0, "numa_source": "single-node", "sysfs_numa_node": None, "local_cpus": "0-15",
+                                         "identities": {}, "partition_mode": None, "partitions": []}]
     assert built["devices"]["nics"] == [{"name": "eth0", "pci_address": "0000:00:03.0", "driver": "virtio-pci", "numa_node": 0,
                                          "numa_source": "single-node", "sysfs_numa_node": None, "local_cpus": "0-15", "rdma_devices": [],
                                          "virtual_function": False}]
