@@ -13,7 +13,8 @@ kubectl drain looks for ``pods/eviction`` with group ``policy`` and version ``v1
 ResourceSlices (``resource.k8s.io/v1``, cluster-scoped, no short name; GA in 1.34) are listed as a 1.37
 server lists them, for reading a node's device path (device_objects.py). Jobs (``batch/v1``, no short name,
 category ``all``: pkg/registry/batch/job/storage/storage.go implements CategoriesProvider, not ShortNamesProvider)
-with their ``status`` subresource and ``pods/log`` (core v1) for a load generator's Job (jobs.py).
+with their ``status`` subresource and ``pods/log`` (core v1) for a load generator's Job (jobs.py). A CRD a test installs
+(``maintenance.nvidia.com/v1alpha1``, nodemaintenance.py) is in /apis and has its documents only from then on.
 """
 
 _RW = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
@@ -72,27 +73,38 @@ def api_versions(host):
             "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": host}]}
 
 
-def api_group(name):
+def api_group(name, version_name="v1"):
     """/apis/<group>"""
-    version = {"groupVersion": "%s/v1" % name, "version": "v1"}
+    version = {"groupVersion": "%s/%s" % (name, version_name), "version": version_name}
     return {"kind": "APIGroup", "apiVersion": "v1", "name": name, "versions": [version], "preferredVersion": version}
 
 
-def api_group_list():
-    """/apis"""
+def api_group_list(custom=None):
+    """/apis; ``custom``: {group/version: resources} of the CRDs a test installed (nodemaintenance.py)."""
     groups = []
-    for name in GROUPS:
-        group = api_group(name)
+    for name, version_name in [(g, "v1") for g in GROUPS] + [tuple(gv.split("/")) for gv in sorted(custom or {})]:
+        group = api_group(name, version_name)
         del group["kind"], group["apiVersion"]
         groups.append(group)
     return {"kind": "APIGroupList", "apiVersion": "v1", "groups": groups}
 
 
-def resource_list(group_version):
+def served(custom=None):
+    """{group/version: resources}: the built-in ones and the CRDs a test installed."""
+    return dict(RESOURCE_LISTS, **(custom or {}))
+
+
+def custom_group(custom, name):
+    """The version of the installed CRD group ``name``, or None."""
+    return next((gv.split("/")[1] for gv in custom or {} if gv.split("/")[0] == name), None)
+
+
+def resource_list(group_version, custom=None):
     """/api/v1 or /apis/<group>/<version>; None for a group version the double does not serve."""
-    if group_version not in RESOURCE_LISTS:
+    lists = served(custom)
+    if group_version not in lists:
         return None
-    return {"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": group_version, "resources": RESOURCE_LISTS[group_version]}
+    return {"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": group_version, "resources": lists[group_version]}
 
 
 def version():

@@ -20,7 +20,8 @@ import http.server
 import json
 import urllib.parse
 
-from apiserver import binding, discovery, dryrun, eviction, jobs, leases, objects, patch, protobuf_body, proxy, selection, tables, watch, workloads
+from apiserver import binding, discovery, dryrun, eviction, jobs, leases, nodemaintenance
+from apiserver import objects, patch, protobuf_body, proxy, selection, tables, watch, workloads
 from apiserver import status as api_status
 from apiserver import store as api_store
 from apiserver import tls as api_tls
@@ -100,20 +101,23 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return 200, discovery.metrics(double.feature_gates).encode("utf-8"), "text/plain; version=0.0.4; charset=utf-8"
         if path == "/api":
             return 200, discovery.api_versions("127.0.0.1:%d" % double.port)
+        custom = double.custom_resources
         if path == "/apis":
-            return 200, discovery.api_group_list()
+            return 200, discovery.api_group_list(custom)
         if len(parts) == 2 and parts[0] == "apis" and parts[1] in discovery.GROUPS:
             return 200, discovery.api_group(parts[1])
+        if len(parts) == 2 and parts[0] == "apis" and discovery.custom_group(custom, parts[1]):
+            return 200, discovery.api_group(parts[1], discovery.custom_group(custom, parts[1]))
         if parts[:2] == ["api", "v1"]:
             group, rest = "", parts[2:]
         elif len(parts) >= 3 and parts[0] == "apis":
             group, rest = parts[1], parts[3:]
-            if "%s/%s" % (parts[1], parts[2]) not in discovery.RESOURCE_LISTS:
+            if "%s/%s" % (parts[1], parts[2]) not in discovery.served(custom):
                 raise api_status.plain_not_found()
         else:
             raise api_status.plain_not_found()
         if not rest:
-            return 200, discovery.resource_list("%s/v1" % group if group else "v1")
+            return 200, discovery.resource_list("%s/%s" % (group, parts[2]) if group else "v1", custom)
         return self._resource(double, group, rest, query, body)
 
     def _resource(self, double, group, rest, query, body):
@@ -186,6 +190,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             obj = workloads.drop_disabled(resource, workloads.prepare_create(resource, obj), double.feature_gates.get(workloads.GATE, ("", True))[1])
             if resource == "leases":
                 leases.validate(obj)
+            if resource == "nodemaintenances":
+                obj = nodemaintenance.prepare_create(obj)
             return 201, store.create(resource, obj, dry_run=dryrun.requested("CreateOptions", query))
         if self.command != "GET":
             raise api_status.method_not_supported(resource, self.command.lower(), api_store.RESOURCES[resource][0])

@@ -17,7 +17,7 @@ Deployment and StatefulSet controllers with the scheduler's nodeSelector and ext
 import http.server
 import threading
 
-from apiserver import audit, discovery, handler, jobs, leases, objects, tls as api_tls, workloads
+from apiserver import audit, discovery, handler, jobs, leases, nodemaintenance, objects, tls as api_tls, workloads
 from apiserver import controllers as replicaset_controller
 from apiserver import status as api_status
 from apiserver import store as api_store
@@ -65,6 +65,9 @@ class ApiServerDouble:
         self.pod_logs = {}
         # kube-apiserver's feature gates as its /metrics reports them (discovery.metrics): {name: (stage, enabled)}.
         self.feature_gates = dict(discovery.FEATURE_GATES)
+        # CRDs a test installed: {group/version: resources} (install_node_maintenance).
+        self.custom_resources = {}
+        self._maintenance_operator = None
         self._httpd = None
         self._thread = None
         for namespace in ("default", "kube-system", leases.NODE_LEASE_NAMESPACE):
@@ -96,6 +99,9 @@ class ApiServerDouble:
         if self._workloads is not None:
             self._workloads.stop()
             self._workloads = None
+        if self._maintenance_operator is not None:
+            self._maintenance_operator.stop()
+            self._maintenance_operator = None
         if self._httpd is not None:
             self._httpd.shutdown()
             self._httpd.server_close()
@@ -127,6 +133,12 @@ class ApiServerDouble:
         return str(path)
 
     # -- seeding ---------------------------------------------------------------------------
+    def install_node_maintenance(self, grant_after=0.5):
+        """Install the NVIDIA Maintenance Operator's NodeMaintenance CRD and play its operator: a request is Pending, then
+        Ready once it is ``grant_after`` seconds old (never with None) (nodemaintenance.py)."""
+        self.custom_resources[nodemaintenance.GROUP_VERSION] = nodemaintenance.RESOURCE_LIST
+        self._maintenance_operator = nodemaintenance.Operator(self.store, grant_after).start()
+
     def add_namespace(self, name):
         """Create a namespace (``default``, ``kube-system`` and ``kube-node-lease`` exist from the start)."""
         return self.store.create("namespaces", {"metadata": {"name": name}, "spec": {"finalizers": ["kubernetes"]}, "status": {"phase": "Active"}})

@@ -44,6 +44,8 @@ RESOURCES = {
     "resourceslices": ("resource.k8s.io", "v1", "ResourceSlice", False),
     "jobs": ("batch", "v1", "Job", True),
     "leases": ("coordination.k8s.io", "v1", "Lease", True),
+    # Served only once a test installs its CRD (nodemaintenance.py).
+    "nodemaintenances": ("maintenance.nvidia.com", "v1alpha1", "NodeMaintenance", True),
 }
 
 
