@@ -21,7 +21,10 @@ PodLevelResources field drop on create: what kube-apiserver and kube-controller-
   ownerReference to the Deployment; its replicas are the Deployment's.
 - ReplicaSet controller for those ReplicaSets (replica_set.go ``manageReplicas``): active pods below
   ``spec.replicas`` are created from the template, ``<replicaset>-<5 characters>`` (``generateName``),
-  with a controller ownerReference; above it, the newest are deleted.
+  with a controller ownerReference; above it, the newest are deleted. A pod the kubelet rejected
+  (phase Failed) is not active (controller_utils.go ``FilterActivePods`` / ``IsPodActive``), so its
+  ReplicaSet creates a replacement as soon as the status update is seen, and the failed pod stays
+  (the controller never deletes it; kubernetes#84869: a ReplicaSet keeps creating replacements).
 - StatefulSet controller (pkg/controller/statefulset/stateful_set_control.go, OrderedReady): pods
   ``<statefulset>-<ordinal>`` one at a time, the next only once every lower ordinal is Running and Ready;
   labels ``statefulset.kubernetes.io/pod-name``, ``apps.kubernetes.io/pod-index`` and
@@ -38,7 +41,9 @@ PodLevelResources field drop on create: what kube-apiserver and kube-controller-
   ``FailedScheduling`` from default-scheduler, in ``FitError.Error``'s words (framework/types.go):
   ``0/<n> nodes are available: <count> <reason>, ... preemption: 0/<n> nodes are available: <n>
   Preemption is not helpful for scheduling.``; it is tried again on the next change.
-- A placed pod is Running and Ready at once (the double runs no kubelet), a status per container.
+- A placed pod is Running and Ready at once (the double runs no kubelet), a status per container; on a
+  node a kubelet stand-in registered (annotation ``numa-gate.test/standin``) it is bound and left
+  Pending with ``PodScheduled`` True, for that kubelet to admit or reject (tests/doubles/kubelet).
 """
 
 import copy
@@ -57,6 +62,7 @@ POD_INDEX = "apps.kubernetes.io/pod-index"
 REVISION = "controller-revision-hash"
 # pkg/scheduler/framework/plugins: each filter's reason, as FitError counts them.
 UNSCHEDULABLE = "node(s) were unschedulable"
+STANDIN = "numa-gate.test/standin"  # the annotation the kubelet stand-in registers its node with
 SELECTOR = "node(s) didn't match Pod's node affinity/selector"
 
 
@@ -138,6 +144,11 @@ def place(nodes, pods, spec):
                   % (total, said, total, total)) if total else "no nodes available to schedule pods"
 
 
+def _has_kubelet(nodes, name):
+    """Whether a kubelet stand-in registered node ``name``: its pods' status is that kubelet's to write."""
+    return any(n["metadata"]["name"] == name and STANDIN in (n["metadata"].get("annotations") or {}) for n in nodes)
+
+
 def _pod(store, name, namespace, template, owner, labels, extra_spec=None, generate_name=None):
     """A pod from ``template`` for ``owner`` (a controller ownerReference), placed or Pending with its event."""
     nodes, pods = store.list("nodes")[0], store.list("pods")[0]
@@ -148,7 +159,11 @@ def _pod(store, name, namespace, template, owner, labels, extra_spec=None, gener
     now = api_store.timestamp()
     pod = objects.pod(name, namespace, now, node_name=node_name, labels=labels, ready=node_name is not None,
                       phase="Running" if node_name else "Pending")
-    if node_name:
+    if node_name and _has_kubelet(nodes, node_name):
+        spec["nodeName"] = node_name
+        pod["status"] = {"phase": "Pending", "conditions": [{"type": "PodScheduled", "status": "True", "lastProbeTime": None,
+                                                             "lastTransitionTime": now}]}
+    elif node_name:
         spec["nodeName"] = node_name
         first = pod["status"]["containerStatuses"][0]
         # Each container its own ID, as containerd's: sha256 of "<namespace>/<pod>/<container>" here.
@@ -287,6 +302,9 @@ class WorkloadController(follower.EventFollower):
                 placed = objects.pod(pod["metadata"]["name"], pod["metadata"]["namespace"], api_store.timestamp(), node_name=node_name)
                 pod["spec"]["nodeName"] = node_name
                 pod["status"] = dict(placed["status"], qosClass=objects.qos_class(pod["spec"]))
+                if _has_kubelet(self.store.list("nodes")[0], node_name):
+                    pod["status"] = {"phase": "Pending", "qosClass": pod["status"]["qosClass"], "conditions": [
+                        c for c in placed["status"]["conditions"] if c["type"] == "PodScheduled"]}
                 self.store.update("pods", pod, check_version=False)
 
 
