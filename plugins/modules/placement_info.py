@@ -15,6 +15,11 @@ description:
     Guaranteed, Burstable and BestEffort), or for PIDs, reads each container cgroup's effective CPUs and memory nodes,
     every thread's allowed CPUs and memory nodes (C(/proc/<pid>/task/*/status), as C(taskset -a) sees them), resident pages
     per NUMA node from C(numa_maps) in bytes with huge pages apart, and the cgroup's CPU usage counter with its timestamp.
+  - Each pod and container cgroup's C(memory.numa_stat) as C(numa_stat) - bytes per NUMA node by type (C(anon), C(file), C(shmem),
+    C(kernel)) with huge pages apart (C(anon_thp), C(file_thp), C(shmem_thp), C(hugetlb)), from cgroup v2's bytes or cgroup v1's pages
+    times the page size (C(format), C(unit) say which) - and C(permitted), the share of its bytes on its permitted memory nodes
+    (its effective C(mems)). A type the file has that this module does not know, a negative or malformed count, is a finding in
+    C(numa_stat.findings), never a failure and never dropped.
   - With O(expected_numa_nodes), each process and container also gets its local-byte fraction.
   - Reads only. The findings (agreement with PodResources and the locality oracle) are the C(placement_findings) filter's.
   - A value that cannot be a measurement - a negative or signed page count, a page size that is not a positive power of two,
@@ -66,7 +71,11 @@ cgroup:
 pods:
   description:
     - One entry per UID - C(found), C(driver), C(qos), C(cgroup), C(cpus), C(mems), C(usage) and C(containers)
-      (each with C(id), C(runtime), C(cpus), C(mems), C(cpus_source), C(usage), C(cpu_max), C(processes), C(memory), C(local)).
+      (each with C(id), C(runtime), C(cpus), C(mems), C(cpus_source), C(usage), C(cpu_max), C(processes), C(memory), C(numa_stat),
+      C(permitted), C(local)).
+    - C(numa_stat) is C(format) (C(v1) or C(v2)), C(unit), C(source), C(bytes), C(huge_bytes) (v2), C(breakdown) and C(events) (v2),
+      C(hierarchical_bytes) (v1), C(resident_bytes) and C(findings); null when the cgroup has no memory.numa_stat.
+    - C(permitted) is C(nodes), C(local_bytes), C(total_bytes), C(fraction) and C(source) (C(memory.numa_stat), else C(numa_maps)).
   returned: success
   type: list
   elements: dict

@@ -6,7 +6,8 @@ Public: `read_pods`, `read_pids`, `process_placement`.
 
 For a pod (found by UID): its cgroup, each container cgroup's effective CPU and memory-node
 sets, CPU usage counter, processes, every thread's masks and each process's resident pages per
-node. For a PID: the same for that process and its cgroup. With ``expected_nodes`` (the NUMA
+node, with the cgroup's ``memory.numa_stat`` (bytes per node by type) and the share of its bytes on
+its permitted memory nodes. For a PID: the same for that process and its cgroup. With ``expected_nodes`` (the NUMA
 node(s) the locality oracle expects), each process and container also gets its local-byte
 fraction. Values only: nothing here judges them (that is `reconcile`); a value that cannot be a
 measurement (a negative count, a cgroup path out of the mount) is refused where it is read.
@@ -17,7 +18,9 @@ from __future__ import annotations
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.placement import cgroups
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.placement import cpusets
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import nodefs
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.placement import migration
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.placement import numa_maps
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.placement import numa_stat
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.placement import quota
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.placement import threads
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.placement import usage
@@ -56,6 +59,8 @@ def _cgroup_view(root, tree, cgroup, expected_nodes):
             view["processes"].append(entry)
             memory = numa_maps.add(memory, entry["memory"])
     view["memory"] = memory
+    view["numa_stat"] = numa_stat.read_numa_stat(root, tree, cgroup)
+    view["permitted"] = migration.permitted_fraction(view)
     if expected_nodes is not None:
         view["local"] = numa_maps.local_fraction(memory, expected_nodes)
     return view
