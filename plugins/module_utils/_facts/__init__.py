@@ -10,6 +10,7 @@ Import the submodules explicitly; this file holds only this map.
 - ``cores``: Physical cores and packages of the online CPUs.
 - ``cpus``: CPU sets: which CPUs exist, which are online, present, possible and isolated; SMT.
 - ``gather``: The topology gather: one read-only pass over sysfs/procfs (facts schema v1).
+- ``gpu_links``: Each GPU's links to the NICs (and to the other GPUs): from ``nvidia-smi topo -m``, else the PCI tree in sysfs.
 - ``gpus``: GPUs: identities from a vendor reader (NVML, nvidia-smi) or sysfs, with their NUMA locality.
 - ``links``: Links in sysfs and in sysfs snapshots, resolved without leaving the root.
 - ``nics``: Network interfaces on PCI: driver, NUMA locality, RDMA devices, virtual functions.

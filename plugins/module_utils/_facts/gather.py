@@ -19,6 +19,7 @@ import re
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import cgroup
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import cores as _cores
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import cpus as _cpus
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import gpu_links
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import gpus as _gpus
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import nics as _nics
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import notes as _notes
@@ -80,6 +81,7 @@ def _gather(where, gpu_source, runner, nvidia):
         "gpus": _gpus.read_gpus(where, notes, gpu_source, runner, nvidia, numa_nodes),
         "nics": _nics.read_nics(where, notes, numa_nodes),
     }
+    gpu_links.attach(where, notes, facts["gpus"], facts["nics"])
     facts["warnings"] = notes.warnings()
     return facts
 

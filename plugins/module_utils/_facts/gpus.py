@@ -135,6 +135,7 @@ def _vendor_gpu(root, notes, item, pci, single, known):
         "sysfs_numa_node": sysfs_node,
         "local_cpus": local_cpus,
         "vendor_affinity": vendor,
+        "topo_links": item.get("topo_links"),
     }
 
 

@@ -10,6 +10,7 @@ once each (`nvidia_smi` parses them), and returns one dict per GPU plus warnings
 
 from __future__ import annotations
 
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import gpu_links
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import nvidia_affinity
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import nvml as nvml_reader
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts.nvidia_smi import (
@@ -70,6 +71,8 @@ def _gather_smi(runner, warnings):
         gpu["numa_affinity"] = row["numa_affinity"]
         gpu["gpu_numa_id"] = row["gpu_numa_id"]
         gpu["numa_node"] = nvidia_affinity.numa_node_of(row["numa_affinity"])
+        # The GPU's row of the link matrix, kept for the facts' links (gpu_links.attach).
+        gpu["topo_links"] = gpu_links.topo_row(topo, gpu["index"])
         nvidia_affinity.locality_warning(gpu, "nvidia-smi topo -m", warnings)
     for index in sorted(by_index):
         warnings.append("nvidia-smi topo -m lists GPU%d, which --query-gpu did not report" % index)
@@ -85,7 +88,8 @@ def gather_nvidia(source, runner, nvml=None):
     ``nvml`` replaces the pynvml module (tests pass a fake). Returns
     ``(gpus, warnings)``: gpus is None when no source was usable (auto only),
     else a list sorted by index of ``{index, uuid, pci_address, name,
-    numa_node, numa_affinity, gpu_numa_id, cpu_affinity, source}``.
+    numa_node, numa_affinity, gpu_numa_id, cpu_affinity, source}``, and from
+    nvidia-smi ``topo_links`` (`gpu_links.topo_row`) where topo -m has the GPU's row.
     """
     if source not in SOURCES:
         raise NvidiaError("GPU source %r is not one of %s" % (source, ", ".join(SOURCES)))

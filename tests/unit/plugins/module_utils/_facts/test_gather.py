@@ -20,6 +20,9 @@ from ansible_collections.gpusmith.numa_gate.tests.unit import shared_paths
 H200 = shared_paths.H200_VM
 HWLOC = shared_paths.HWLOC
 H200_UUID = "GPU-f2c38e61-1c95-2e97-c47e-1090719df202"
+# topo -m has no NIC column on the VM; the PCI tree puts the virtio eth0 (0000:00:03.0) on the GPU's root, no common bridge.
+H200_LINKS = {"gpus": {}, "nics": [{"name": "eth0", "rdma_device": None, "pci_address": "0000:00:03.0", "numa_node": 0, "link": "PHB",
+                                    "source": "sysfs pci tree"}], "nearest_nics": ["eth0"], "nearest_link": "PHB"}
 MINUS_ONE = "sysfs numa_node is -1, which means unknown (not node 0): the kernel has no NUMA locality for this device"
 
 
@@ -54,6 +57,7 @@ def test_h200_nvidia_smi_recorded():
         "sysfs_numa_node": None,
         "local_cpus": "0-15",
         "vendor_affinity": {"source": "nvidia-smi", "numa_node": 0, "cpus": "0-15", "gpu_numa_id": None},
+        "links": H200_LINKS,
     }]
     assert "gpu 0000:00:06.0: " + MINUS_ONE in facts["warnings"]
     assert runner.calls == [
@@ -77,6 +81,7 @@ def test_h200_sysfs_only():
         "sysfs_numa_node": None,
         "local_cpus": "0-15",
         "vendor_affinity": None,
+        "links": H200_LINKS,
     }]
     assert "gpu 0000:00:06.0: " + MINUS_ONE in facts["warnings"]
 

@@ -63,6 +63,8 @@ H200_SMI_GPU = {
     "cpu_affinity": "0-15",
     "source": "nvidia-smi",
 }
+# As topo -m read it: the GPU's row has no other GPU and no NIC column on this VM.
+H200_SMI_TOPO = dict(H200_SMI_GPU, topo_links={"gpus": {}, "nics": []})
 
 
 def test_argvs_are_the_recorded_ones(h200_capture):
@@ -76,7 +78,7 @@ def test_gather_h200_nvidia_smi(source, monkeypatch):
     monkeypatch.setitem(sys.modules, "pynvml", None)  # "auto" must not find a real pynvml
     runner = h200_runner()
     gpus, warnings = nv.gather_nvidia(source, runner)
-    assert gpus == [H200_SMI_GPU]
+    assert gpus == [H200_SMI_TOPO]
     assert warnings == []
     assert runner.calls == [smi.QUERY_ARGV, smi.TOPO_ARGV]
 
@@ -415,14 +417,14 @@ def test_gather_auto_nvml_init_failure_falls_back_to_nvidia_smi(h200_capture):
     fake = fake_from_capture(h200_capture, fail={"nvmlInit": NVML_ERROR_LIBRARY_NOT_FOUND})
     runner = h200_runner()
     gpus, warnings = nv.gather_nvidia("auto", runner, nvml=fake)
-    assert gpus == [H200_SMI_GPU]
+    assert gpus == [H200_SMI_TOPO]
     assert warnings == ["NVML: nvmlInit failed: NVML Shared Library Not Found; falling back to nvidia-smi"]
 
 
 def test_gather_auto_nvml_device_failure_falls_back_and_shuts_down(h200_capture):
     fake = fake_from_capture(h200_capture, fail={"nvmlDeviceGetUUID": NVML_ERROR_GPU_IS_LOST})
     gpus, warnings = nv.gather_nvidia("auto", h200_runner(), nvml=fake)
-    assert gpus == [H200_SMI_GPU]
+    assert gpus == [H200_SMI_TOPO]
     assert warnings == ["gpu 0: nvmlDeviceGetUUID failed: GPU is lost; falling back to nvidia-smi"]
     assert fake.refcount == 0
     assert fake.calls[-1] == ("nvmlShutdown",)
