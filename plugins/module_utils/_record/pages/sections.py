@@ -42,12 +42,29 @@ def _versions(record):
          _T(entry.get("read_at")) if entry.get("read_at") else "not dated", entry.get("error") or "-"] for entry in record["observed"]]
 
 
+_IDENTITY_WORDS = (("kfd_node", "KFD node"), ("unique_id", "KFD unique_id"), ("device_id", "device"), ("hive_id", "XGMI hive"))
+
+
+def _gpu_identities(gpu):
+    """A GPU's identities beyond its UUID, its partition mode and partitions, in one cell ('-' where the vendor gives none)."""
+    found = gpu.get("identities") or {}
+    words = ["%s %s" % (name, _T(found[key])) for key, name in _IDENTITY_WORDS if found.get(key) is not None]
+    mode = gpu.get("partition_mode")
+    if mode:
+        words.append("partition mode compute %s, memory %s" % (_T(mode.get("compute") or "unknown"), _T(mode.get("memory") or "unknown")))
+    parts = gpu.get("partitions") or []
+    if parts:
+        words.append("%d partitions (KFD nodes %s)" % (len(parts), ", ".join(_T(part.get("kfd_node")) for part in parts)))
+    return "; ".join(words) or "-"
+
+
 def _devices(record):
-    rows = [["GPU", _T(g["index"]), _T(g["uuid"]), _T(g["pci_address"]), _T(g["name"]), _T(g["numa_node"]), _T(g["numa_source"]), _T(g["local_cpus"])]
-            for g in record["devices"]["gpus"]]
-    rows += [["NIC", _T(n["name"]), _T(n["driver"]), _T(n["pci_address"]), ", ".join(n.get("rdma_devices") or []) or "-", _T(n["numa_node"]),
-              _T(n["numa_source"]), _T(n["local_cpus"])] for n in record["devices"]["nics"]]
-    return ["kind", "index / name", "UUID / driver", "PCI address", "name / RDMA", "NUMA node", "source", "local CPUs"], rows
+    rows = [["GPU", _T(g.get("vendor")), _T(g["index"]), _T(g["uuid"]), _T(g["pci_address"]), _T(g["name"]), _T(g["numa_node"]), _T(g["numa_source"]),
+             _T(g["local_cpus"]), _gpu_identities(g)] for g in record["devices"]["gpus"]]
+    rows += [["NIC", "-", _T(n["name"]), _T(n["driver"]), _T(n["pci_address"]), ", ".join(n.get("rdma_devices") or []) or "-", _T(n["numa_node"]),
+              _T(n["numa_source"]), _T(n["local_cpus"]), "-"] for n in record["devices"]["nics"]]
+    return ["kind", "vendor", "index / name", "UUID / driver", "PCI address", "name / RDMA", "NUMA node", "source", "local CPUs",
+            "identities, partitions"], rows
 
 
 def _locality(record):

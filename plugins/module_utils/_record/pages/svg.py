@@ -10,7 +10,8 @@ core), ``cpu`` (one per logical CPU, ``data-role`` reserved | exclusive | shared
 isolated | canary-exclusive | canary-shared) with its number (``cpu-number``), ``memory`` (one bar
 per node) with the plan's reserved memory on it (``reserved-memory``, when the record holds a
 plan), ``gpu`` and ``nic`` (one per device, inside the node it is local to, or in the
-``numa-unknown`` box when the oracle does not know it), ``canary`` (a line of its own under the
+``numa-unknown`` box when the oracle does not know it), ``gpu-partition`` (one per partition of a
+partitioned GPU, an AMD MI300 in CPX mode: inside its GPU's box, numbered by partition), ``canary`` (a line of its own under the
 label of each node holding the canary's CPUs) and ``legend``.
 
 The drawing scales: a viewBox and no fixed width (it shrinks with the page, never wider than its
@@ -31,6 +32,9 @@ _LEGEND = {"reserved": "reserved (system, kubelet)", "canary-exclusive": "canary
 # The memory swatches of the legend, after the CPU roles: (CSS class, words).
 _MEMORY_LEGEND = (("memory-filled", "NUMA node memory"), ("memory-reserved", "reserved memory (plan)"))
 CPU_W, CPU_H, GAP, PAD, HEADER, MEM_H, DEV_W, DEV_H = 22, 18, 4, 10, 46, 34, 170, 34
+# A partition's square inside its GPU's box (8 to a row in DEV_W), under a third line that names the mode.
+PART_W, PART_H, PART_GAP, PART_TOP = 18, 14, 2, 48
+PARTS_PER_ROW = (DEV_W - 10 + PART_GAP) // (PART_W + PART_GAP)
 LEGEND_ROW = 18
 # Wide enough for the legend in two rows, even for a single small node.
 MIN_WIDTH = 760
@@ -46,6 +50,7 @@ STYLE = ("svg.numa-gate-node{font-family:sans-serif;font-size:11px}"
          ".role-isolated{fill:#c9b3e6}.role-canary-exclusive{fill:#d62728}.role-canary-shared{fill:#ff9896}"
          ".memory-filled{fill:#8fbc8f}.memory-track{fill:#e8e8e8}.memory-reserved{fill:#37474f}.device-box{fill:#fff;stroke:#333}"
          ".gpu .device-box{stroke:#2e7d32;stroke-width:1.5}.nic .device-box{stroke:#1565c0;stroke-width:1.5}"
+         ".gpu-partition rect{fill:#e8f5e9;stroke:#2e7d32;stroke-width:.75}.partition-number{font-size:8px;fill:#111;pointer-events:none}"
          ".canary-device .device-box{stroke:#d62728;stroke-width:3}.canary-label{fill:#d62728;font-weight:bold}")
 _DARK = ("reserved", "exclusive", "canary-exclusive")
 
@@ -81,6 +86,25 @@ def _devices(record):
     return found
 
 
+def _partitions(entry):
+    return (entry["device"].get("partitions") or []) if entry["kind"] == "gpu" else []
+
+
+def device_height(entry):
+    """A device box's height: two lines, and for a partitioned GPU a third (its mode) and its partitions' rows."""
+    count = len(_partitions(entry))
+    if not count:
+        return DEV_H
+    return PART_TOP + (-(-count // PARTS_PER_ROW)) * (PART_H + PART_GAP) + 4
+
+
+def _rows_height(entries, per_row):
+    """Rows of device boxes, each as tall as the tallest device of the group (so boxes never overlap)."""
+    if not entries:
+        return 0
+    return (-(-len(entries) // per_row)) * (max(device_height(entry) for entry in entries) + 6)
+
+
 def _legend_entries():
     return [("cpu role-%s" % role, _LEGEND[role]) for role in ROLES] + list(_MEMORY_LEGEND)
 
@@ -114,7 +138,7 @@ def layout(record):
     for index, node in enumerate(nodes):
         rows = -(-len(node["cores"]) // CORES_PER_ROW)
         attached = [d for d in devices if d["numa_node"] == node["id"]]
-        height = HEADER + rows * (CPU_H + 8) + MEM_H + 8 + (-(-len(attached) // dev_per_row)) * (DEV_H + 6) + PAD
+        height = HEADER + rows * (CPU_H + 8) + MEM_H + 8 + _rows_height(attached, dev_per_row) + PAD
         x_col = index % per_row
         if x_col == 0 and index:
             y += row_h + PAD
@@ -126,7 +150,7 @@ def layout(record):
     stray = [d for d in devices if d["numa_node"] not in known]
     unknown = None
     if stray:
-        height = HEADER + (-(-len(stray) // dev_per_row)) * (DEV_H + 6) + PAD
+        height = HEADER + _rows_height(stray, dev_per_row) + PAD
         unknown = {"x": PAD, "y": y, "height": height, "devices": stray, "dev_per_row": dev_per_row}
         y += height + PAD
     return {"width": width, "height": y, "node_width": node_w, "legend": legend, "boxes": boxes, "unknown": unknown}
@@ -141,32 +165,71 @@ def _label(x, y, words, width, css="", kind=None, attrs="", bold=False):
     return text if shown == escape.text(words) else "<g><title>%s</title>%s</g>" % (escape.html_text(words), text)
 
 
+def _identities(device):
+    """A GPU's vendor identities and partition mode, for its title ('' for a GPU with none, as NVIDIA's UUID is its identity)."""
+    found = device.get("identities") or {}
+    words = ", ".join("%s %s" % (name, escape.text(found[key])) for key, name in _IDENTITY_WORDS if found.get(key) is not None)
+    mode = device.get("partition_mode")
+    if mode:
+        words += "; partition mode compute %s, memory %s" % (escape.text(mode.get("compute") or "unknown"), escape.text(mode.get("memory") or "unknown"))
+    if device.get("partitions"):
+        words += "; %d partitions" % len(device["partitions"])
+    return ("; %s %s" % (escape.text(device.get("vendor")), words.lstrip("; "))) if words else ""
+
+
+# The record's GPU identities (_record.record), in the device table's order.
+_IDENTITY_WORDS = (("kfd_node", "KFD node"), ("unique_id", "KFD unique_id"), ("device_id", "device"), ("hive_id", "XGMI hive"))
+
+
+def _partition_boxes(device, x, y):
+    """Each partition's square inside its GPU's box, under the line that names the mode."""
+    parts = device.get("partitions") or []
+    mode = device.get("partition_mode") or {}
+    said = " ".join(escape.text(value) for value in (mode.get("compute"), mode.get("memory")) if value) or "partitioned"
+    out = ['<text x="%d" y="%d">%s</text>' % (x + 5, y + 42, escape.html_text(fit("%s: %d partitions" % (said, len(parts)), DEV_W - 10)))]
+    for slot, part in enumerate(parts):
+        px = x + 5 + (slot % PARTS_PER_ROW) * (PART_W + PART_GAP)
+        py = y + PART_TOP + (slot // PARTS_PER_ROW) * (PART_H + PART_GAP)
+        title = "partition %s of GPU %s (KFD node %s, render minor %s)" % (
+            escape.text(part.get("id")), escape.text(device.get("pci_address")), escape.text(part.get("kfd_node")), escape.text(part.get("render_minor")))
+        out.append('<g class="gpu-partition" data-kind="gpu-partition" data-partition="%s" data-gpu-pci="%s" data-kfd-node="%s"><title>%s</title>'
+                   '<rect x="%d" y="%d" width="%d" height="%d"/>'
+                   '<text class="partition-number" x="%d" y="%d" text-anchor="middle">%s</text></g>' % (
+                       escape.html_attr(part.get("id")), escape.html_attr(device.get("pci_address")), escape.html_attr(part.get("kfd_node")),
+                       escape.html_text(title), px, py, PART_W, PART_H, px + PART_W // 2, py + PART_H - 4, escape.html_text(part.get("id"))))
+    return out
+
+
 def _device(entry, x, y):
-    """One device's box: its kind and name, its PCI address and UUID or driver (one call per GPU and NIC)."""
+    """One device's box: its kind and name, its PCI address and UUID or driver, a GPU's partitions inside it (one call per GPU and NIC)."""
     device = entry["device"]
     kind = entry["kind"]
     label = device.get("name") or ("index %s" % device.get("index") if kind == "gpu" else "(no name)")
     ident = device.get("uuid") if kind == "gpu" else device.get("driver")
     classes = "%s%s" % (kind, " canary-device" if entry["canary"] else "")
-    title = "%s %s %s NUMA node %s (%s)" % (
+    title = "%s %s %s NUMA node %s (%s)%s" % (
         kind.upper(), escape.text(device.get("name")), escape.text(device.get("pci_address")), escape.text(device.get("numa_node")),
-        escape.text(device.get("numa_source")))
-    head = '<g class="%s" data-kind="%s" data-pci="%s" data-numa-node="%s" data-canary="%s"><title>%s</title>' % (
+        escape.text(device.get("numa_source")), _identities(device) if kind == "gpu" else "")
+    head = '<g class="%s" data-kind="%s" data-pci="%s" data-numa-node="%s" data-canary="%s"%s><title>%s</title>' % (
         classes, kind, escape.html_attr(device.get("pci_address")), escape.html_attr(device.get("numa_node")),
-        "true" if entry["canary"] else "false", escape.html_text(title))
+        "true" if entry["canary"] else "false",
+        ' data-vendor="%s"' % escape.html_attr(device.get("vendor")) if kind == "gpu" and device.get("vendor") else "", escape.html_text(title))
     parts = [head,
-             '<rect class="device-box" x="%d" y="%d" width="%d" height="%d" rx="3"/>' % (x, y, DEV_W, DEV_H),
+             '<rect class="device-box" x="%d" y="%d" width="%d" height="%d" rx="3"/>' % (x, y, DEV_W, device_height(entry)),
              '<text x="%d" y="%d">%s %s</text>' % (x + 5, y + 14, kind.upper(), escape.html_text(fit(label, DEV_W - 10 - 4 * CHAR_PX))),
              '<text x="%d" y="%d">%s</text>' % (x + 5, y + 28, escape.html_text(fit("%s %s" % (
                  escape.text(device.get("pci_address")), escape.text(ident) if ident else ""), DEV_W - 10)))]
+    if _partitions(entry):
+        parts += _partition_boxes(device, x, y)
     parts.append("</g>")
     return "".join(parts)
 
 
 def _devices_svg(entries, x0, y0, per_row):
     out = []
+    row_h = max([device_height(entry) for entry in entries] or [DEV_H]) + 6
     for index, entry in enumerate(entries):
-        out.append(_device(entry, x0 + (index % per_row) * (DEV_W + PAD), y0 + (index // per_row) * (DEV_H + 6)))
+        out.append(_device(entry, x0 + (index % per_row) * (DEV_W + PAD), y0 + (index // per_row) * row_h))
     return out
 
 
