@@ -24,5 +24,6 @@ class ActionModule(NodeApiAction):
 
     def ask(self, api, args, checked):
         found = canary_wait.wait(api, args["namespace"], name=args["name"], selector=args["selector"], replicas=args["replicas"],
-                                 timeout=args["timeout"], poll=args["poll"], display=Display().display)
+                                 timeout=args["timeout"], poll=args["poll"], display=Display().display,
+                                 window=args["window"])
         return dict(found, changed=False)

@@ -1,11 +1,13 @@
 # Copyright: (c) 2026, GPU Smith
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Filters: acceptance_record, acceptance_verdict, acceptance_markdown, acceptance_html, acceptance_fleet, canary_manifest, canary_qos_problems,
-canary_workload, canary_subjects, canary_admission, canary_admissions, artifacts_file (docs in plugins/filter/<name>.yml)."""
+canary_workload, canary_subjects, canary_admission, canary_admissions, canary_admission_probe, canary_admission_failure, artifacts_file
+(docs in plugins/filter/<name>.yml)."""
 
 from __future__ import annotations
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import artifacts as _artifacts
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import admission_failure
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import canary
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.pages import fleet
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.pages import html
@@ -65,6 +67,16 @@ def canary_admissions(pods, events=None, api_error=None, expected=1):
     return adapt("canary_admissions", canary.admissions, pods, events, api_error, expected)
 
 
+def canary_admission_probe(params=None):
+    """The Deployment one CPU bigger than the plan's largest single-NUMA shape, pinned to the node, to test the controller's answer."""
+    return adapt("canary_admission_probe", admission_failure.probe, params)
+
+
+def canary_admission_failure(pods, events=None, window_s=0, waited_s=0, left=None):
+    """The owning controller's answer to the kubelet's rejection: pods created and failed in the window, the rejection, events, what was left."""
+    return adapt("canary_admission_failure", admission_failure.observed, pods, events, window_s, waited_s, left)
+
+
 def canary_admission(pod, events=None, api_error=None):
     """Admitted or not, and each failure at the layer that produced it (api, scheduler, kubelet)."""
     return adapt("canary_admission", canary.admission, pod, events, api_error)
@@ -83,4 +95,5 @@ class FilterModule(object):
                 "acceptance_html": acceptance_html, "acceptance_fleet": acceptance_fleet, "canary_manifest": canary_manifest,
                 "canary_workload": canary_workload, "canary_subjects": canary_subjects,
                 "canary_qos_problems": canary_qos_problems, "canary_admission": canary_admission,
-                "canary_admissions": canary_admissions, "artifacts_file": artifacts_file}
+                "canary_admissions": canary_admissions, "canary_admission_probe": canary_admission_probe,
+                "canary_admission_failure": canary_admission_failure, "artifacts_file": artifacts_file}

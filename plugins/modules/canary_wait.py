@@ -20,6 +20,7 @@ description:
     pods by O(selector), every O(poll) seconds.
   - Ends when O(replicas) pods exist and as many are admitted and Ready, or one is refused at a layer (the scheduler, the kubelet),
     or when O(timeout) seconds are spent; the caller reads how far the pods got from RV(resources). Running out of time is no failure.
+  - With O(window), it looks until O(timeout) whatever the pods do.
   - Prints a progress line when what it says changes (pods created, scheduled, admitted), else one every 10 seconds.
   - An API error (no connection, a rejected credential) fails the task with its message.
 options:
@@ -45,6 +46,12 @@ options:
     description: Seconds between two looks.
     type: float
     default: 3
+  window:
+    description:
+      - Look for the whole O(timeout), whatever the pods do, a progress line also counting the pods refused (the canary role's
+        admission-failure probe counts what the owning controller does in a bounded window).
+    type: bool
+    default: false
 """
 
 EXAMPLES = r"""

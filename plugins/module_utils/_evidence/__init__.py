@@ -9,6 +9,7 @@ Import the submodules explicitly; this file holds only this map.
 - ``podresources/``: The kubelet's PodResources API v1: the proto, its descriptor set, the messages built from it, a reader, allocations.
 - ``reconcile/``: What the kubelet said against what the kernel shows and the oracle expects: devices mapped, findings (pure).
 - ``canary``: The allocation canary: its manifest, its Guaranteed QoS check, and its admission read by layer (pure).
+- ``admission_failure``: The owning controller's answer to an admission failure: the probe the canary sends, and what was seen (pure).
 - ``canary_wait``: Controller side: wait, within a bound, for the canary's pods to be admitted, or refused at a layer, with progress lines.
 - ``effect``: Whether the pod-level resource managers took effect for the canary's pods (pure).
 - ``compose``: The placement_evidence fact: every source's evidence for one node, composed from the role's task results (pure).

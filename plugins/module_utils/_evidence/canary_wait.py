@@ -36,8 +36,10 @@ def _counts(pods):
 
 
 def wait(api, namespace, name=None, selector=None, replicas=1, timeout=180, poll=3, display=None, clock=time.monotonic,
-         sleep=time.sleep):
-    """``{"resources": the pods last seen, "attempts": looks, "waited_s"}`` (see the module docstring); API errors raise."""
+         sleep=time.sleep, window=False):
+    """``{"resources": the pods last seen, "attempts": looks, "waited_s"}`` (see the module docstring); API errors raise.
+
+    ``window``: look until ``timeout`` whatever the pods do, the line counting the refused too (the admission-failure probe)."""
     if bool(name) == bool(selector):
         raise NumaGateError("give the canary's pod name or its pods' label selector, one of them, not %s" % ("both" if name else "neither"))
     if timeout < 0 or poll <= 0 or replicas < 1:
@@ -51,8 +53,10 @@ def wait(api, namespace, name=None, selector=None, replicas=1, timeout=180, poll
         pods = _looked(api, namespace, name, selector or {})
         created, scheduled, admitted, refused = _counts(pods)
         waited = clock() - started
-        if created >= replicas and (admitted >= replicas or refused) or waited >= timeout:
+        if created >= replicas and (admitted >= replicas or refused) and not window or waited >= timeout:
             return {"resources": pods, "attempts": attempts, "waited_s": round(waited, 1)}
         state = "%d pod%s created, %d scheduled, %d admitted and Ready" % (created, "" if created == 1 else "s", scheduled, admitted)
+        if window:
+            state += ", %d refused" % refused
         pace.say(state, "canary %s: %s, %s of %s" % (what, state, progress.seconds(waited), progress.seconds(timeout)))
         sleep(max(0, min(poll, timeout - waited)))

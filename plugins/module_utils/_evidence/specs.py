@@ -28,5 +28,6 @@ CANARY_WAIT = {
     "replicas": {"type": "int", "default": 1},
     "timeout": {"type": "int", "default": 180},
     "poll": {"type": "float", "default": 3},
+    "window": {"type": "bool", "default": False},
     "request_timeout": connection_spec.REQUEST_TIMEOUT_SPEC,
 }

@@ -12,8 +12,8 @@ FILTERS = FilterModule().filters()
 
 def test_filter_names():
     assert sorted(FILTERS) == ["acceptance_fleet", "acceptance_html", "acceptance_markdown", "acceptance_record", "acceptance_verdict",
-                               "artifacts_file", "canary_admission", "canary_admissions", "canary_manifest", "canary_qos_problems", "canary_subjects",
-                               "canary_workload"]
+                               "artifacts_file", "canary_admission", "canary_admission_failure", "canary_admission_probe", "canary_admissions",
+                               "canary_manifest", "canary_qos_problems", "canary_subjects", "canary_workload"]
 
 
 def test_artifacts_file_checks_the_host_name(tmp_path):

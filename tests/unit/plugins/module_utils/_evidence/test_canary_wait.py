@@ -53,6 +53,25 @@ def test_a_change_is_a_line_and_a_refusal_ends_the_wait(double, kube, clock):
     assert found["resources"][0]["status"]["reason"] == "TopologyAffinityError"
 
 
+def test_a_window_looks_past_a_refusal_until_its_bound_counting_the_refused(double, kube, clock):
+    double.add_node("gpu-1")
+    lines = []
+
+    def refused():
+        pod = double.pod(NAME)
+        pod["spec"]["nodeName"] = "gpu-1"
+        pod["status"].update(phase="Failed", reason="TopologyAffinityError", message="Pod was rejected: x")
+        double.store.update("pods", pod, check_version=False)
+
+    clock.hooks += [lambda: double.add_pod(NAME, None, labels=LABELS, ready=False, phase="Pending"), refused]
+    found = wait(kube, clock, lines, selector=LABELS, timeout=6, poll=2, window=True)
+    assert (found["attempts"], found["waited_s"]) == (4, 6.0)
+    said = "canary default pods app.kubernetes.io/name=numa-gate-canary: "
+    assert lines == [said + "0 pods created, 0 scheduled, 0 admitted and Ready, 0 refused, 0s of 6s",
+                     said + "1 pod created, 0 scheduled, 0 admitted and Ready, 0 refused, 2s of 6s",
+                     said + "1 pod created, 1 scheduled, 0 admitted and Ready, 1 refused, 4s of 6s"]
+
+
 @pytest.mark.parametrize("options, message", [
     ({}, "give the canary's pod name or its pods' label selector, one of them, not neither"),
     ({"name": NAME, "selector": LABELS}, "give the canary's pod name or its pods' label selector, one of them, not both"),
