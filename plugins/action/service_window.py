@@ -12,13 +12,15 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_compar
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.errors import ServiceComparisonError
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison import query as service_query
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison import window as service_window
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import transport, urls
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison import pod_metrics
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import api as kube_api
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import connection, transport, urls
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api.outcome import outcome
 
 ARGUMENT_SPEC = specs.SERVICE_WINDOW  # declared once: the module file documents the same dict
 
 
-def read_window(args, clock=time.time):
+def read_window(args, clock=time.time, connect=kube_api.connect):
     """The action's result from validated ``args`` (but for the one read, pure): {"changed", "scrape"?, "window"?}.
 
     Each read is bounded by ``timeout`` (one deadline for the whole exchange) and ``max_bytes`` (`service_query`).
@@ -27,8 +29,11 @@ def read_window(args, clock=time.time):
     problem = transport.header_problem(args["headers"] or {})
     if problem:
         raise ServiceComparisonError("service_window: %s (nothing was sent)" % problem.replace("; not sent", ""))
-    if bool(args["metrics_url"]) == bool(args["prometheus_url"]):
-        raise ServiceComparisonError("service_window needs exactly one of metrics_url (a scrape of the service) and prometheus_url (a query)")
+    if [bool(args["metrics_url"]), bool(args["prometheus_url"]), args["pods"] is not None].count(True) != 1:
+        raise ServiceComparisonError("service_window needs exactly one of metrics_url (a scrape of the service), prometheus_url (a query) "
+                                     "and pods (the workload's pods through the API's pod proxy)")
+    if args["pods"] is not None:
+        return _read_pods(args, clock, connect)
     if args["prometheus_url"]:
         if args["start"] is None or args["end"] is None:
             raise ServiceComparisonError("service_window with prometheus_url needs start and end (seconds since the epoch)")
@@ -39,6 +44,17 @@ def read_window(args, clock=time.time):
     answer = {"changed": False, "scrape": scrape}
     if args["previous"]:
         answer["window"] = service_window.scrape_window(args["previous"], scrape, args["mapping"], args["match"])
+    return answer
+
+
+def _read_pods(args, clock, connect):
+    """The pods' scrape through the API's pod proxy, and with ``previous`` (an earlier one of the same pods) the window between."""
+    pod_metrics.check_pods(args["pods"], args["metrics_port"], args["metrics_path"])
+    api = connect(settings=connection.from_task(args), timeout=args["request_timeout"])
+    scrape = pod_metrics.read_pods(api, args["pods"], args["metrics_port"], args["metrics_path"], args["mapping"], args["max_bytes"], clock)
+    answer = {"changed": False, "scrape": scrape}
+    if args["previous"]:
+        answer["window"] = service_window.pods_window(args["previous"], scrape, args["mapping"], args["match"])
     return answer
 
 

@@ -11,6 +11,7 @@ Import the submodules explicitly; this file holds only this map.
 - ``errors``: The service comparison's one error.
 - ``inputs``: The shapes of what the service comparison is given, checked before anything is read from them.
 - ``load``: One run of the operator's load generator: a command in a box of its own on the controller, or a Job through the API; nothing left running.
+- ``pod_metrics``: The workload's own pods' metrics, read through the API's pod proxy (controller side).
 - ``objectives``: The operator's service objectives, checked against the comparison's table (pure).
 - ``prometheus_rules``: Which of Prometheus' rules a server of a given version computes by (pure): each read from Prometheus' source at its tags.
 - ``quantile``: PromQL's ``histogram_quantile`` on classic histogram buckets, computed locally (pure).

@@ -44,4 +44,10 @@ SERVICE_WINDOW = {
     "headers": {"type": "dict", "default": {}, "no_log": True},
     "timeout": {"type": "float", "default": READ_TIMEOUT},
     "max_bytes": {"type": "int", "default": READ_MAX_BYTES},
+    # The workload's own pods, read through the API's pod proxy with the connection options below.
+    "pods": {"type": "list", "elements": "dict"},
+    "metrics_port": {"type": "int"},
+    "metrics_path": {"type": "str", "default": "metrics"},
+    **connection_spec.ARGUMENT_SPEC,
+    "request_timeout": connection_spec.REQUEST_TIMEOUT_SPEC,
 }

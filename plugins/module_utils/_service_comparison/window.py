@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """A measured window of a serving process from two scrapes of its own ``/metrics`` (pure).
 
-Public: `DEFAULT_METRICS`, `metric_names`, `parse_scrape`, `scrape_window`, `aggregate`, `le_text`, `trim`, `range_seconds`,
+Public: `DEFAULT_METRICS`, `metric_names`, `parse_scrape`, `scrape_window`, `pods_window`, `aggregate`, `le_text`, `trim`, `range_seconds`,
 `rate_of`, `go_sum`, `HAS_PROMETHEUS`.
 
 A window is the increase of each metric between the start and the end of the measured part of a
@@ -322,14 +322,56 @@ def scrape_window(first, second, mapping=None, match=None):
         raise ServiceComparisonError("the window from %s to %s is not a finite number of milliseconds" % (start, end))
     window_ms = int(round((end - start) * 1000))
     before, after = parse_scrape(first["text"], "the start scrape"), parse_scrape(second["text"], "the end scrape")
+    return {"source": "scrape", "start": start, "end": end, "duration": end - start,
+            "metrics": _metrics_between([(None, before, after)], mapping, match, window_ms)}
+
+
+def _tagged(series, tag):
+    """``series`` keyed by their labels with the pod first (``__pod__``, never a scraped label): one pod's series are not another's."""
+    return series if tag is None else {(("__pod__", tag),) + key: entry for key, entry in series.items()}
+
+
+def _metrics_between(scrapes, mapping, match, window_ms):
+    """{key: window entry} from [(tag, start parse, end parse)]: each series' increase within its own scrape pair, then summed."""
     metrics = {}
     for key, name in sorted(metric_names(mapping).items()):
-        kind = _kind(after, name) or _kind(before, name)
-        if kind == "histogram":
-            series = _histogram_deltas(_histogram_series(before, name, match), _histogram_series(after, name, match))
-        elif kind == "counter":
-            series = _counter_deltas(_counter_series(before, name, match), _counter_series(after, name, match))
-        else:
-            series = {}
+        kinds = sorted({kind for unused_tag, before, after in scrapes for kind in [_kind(after, name) or _kind(before, name)] if kind})
+        if len(kinds) > 1:
+            raise ServiceComparisonError("%s is a %s in one pod and a %s in another: the pods do not serve the same metric; not a window"
+                                         % (name, kinds[0], kinds[1]))
+        kind = kinds[0] if kinds else None
+        series = {}
+        for tag, before, after in scrapes:
+            if kind == "histogram":
+                series.update(_tagged(_histogram_deltas(_histogram_series(before, name, match), _histogram_series(after, name, match)), tag))
+            elif kind == "counter":
+                series.update(_tagged(_counter_deltas(_counter_series(before, name, match), _counter_series(after, name, match)), tag))
         metrics[key] = aggregate(name, kind, series, window_ms=window_ms)
-    return {"source": "scrape", "start": start, "end": end, "duration": end - start, "metrics": metrics}
+    return metrics
+
+
+def pods_window(first, second, mapping=None, match=None):
+    """The window of the workload's own pods, each read through the API's pod proxy at the start and the end (`pod_metrics`).
+
+    ``first`` and ``second``: {"timestamp", "pods": [{"pod", "uid", "text"}]}. The same pods (by uid) must be in both: a pod
+    that came or went is another process, whose counters say nothing about this window. Each pod's series are its own
+    (a reset is decided per pod and series), then summed over the pods. ``source`` is ``scrape`` (two scrapes), ``pods``
+    names the pods read.
+    """
+    service_inputs.check_match(match)
+    start, end = float(first["timestamp"]), float(second["timestamp"])
+    if end <= start:
+        raise ServiceComparisonError("the end reading of the pods (%s) is not later than the start reading (%s)" % (end, start))
+    at_start = {entry["uid"]: entry for entry in first["pods"]}
+    at_end = {entry["uid"]: entry for entry in second["pods"]}
+    if sorted(at_start) != sorted(at_end):
+        gone = ["%s (uid %s)" % (at_start[uid]["pod"], uid) for uid in sorted(set(at_start) - set(at_end))]
+        came = ["%s (uid %s)" % (at_end[uid]["pod"], uid) for uid in sorted(set(at_end) - set(at_start))]
+        raise ServiceComparisonError("the pods read at the start and at the end differ (only at the start: %s; only at the end: %s): "
+                                     "a window is the same pods' counters at both ends" % (", ".join(gone) or "none", ", ".join(came) or "none"))
+    scrapes = [(at_start[uid]["pod"], parse_scrape(at_start[uid]["text"], "the start scrape of pod %s" % at_start[uid]["pod"]),
+                parse_scrape(at_end[uid]["text"], "the end scrape of pod %s" % at_end[uid]["pod"])) for uid in sorted(at_start)]
+    window_ms = int(round((end - start) * 1000))
+    return {"source": "scrape", "start": start, "end": end, "duration": end - start,
+            "pods": [{"pod": at_start[uid]["pod"], "uid": uid} for uid in sorted(at_start)],
+            "metrics": _metrics_between(scrapes, mapping, match, window_ms)}

@@ -65,10 +65,15 @@ def test_a_window_from_prometheus(serve):
                                                        "by": [{"labels": {"finished_reason": "stop"}, "increase": 6.0}]}
 
 
+EXACTLY_ONE = ("service_window needs exactly one of metrics_url (a scrape of the service), prometheus_url (a query) and pods "
+               "(the workload's pods through the API's pod proxy)")
+
+
 @pytest.mark.parametrize("given, message", [
-    ({}, "service_window needs exactly one of metrics_url (a scrape of the service) and prometheus_url (a query)"),
-    ({"metrics_url": "http://a", "prometheus_url": "http://b"},
-     "service_window needs exactly one of metrics_url (a scrape of the service) and prometheus_url (a query)"),
+    ({}, EXACTLY_ONE),
+    ({"metrics_url": "http://a", "prometheus_url": "http://b"}, EXACTLY_ONE),
+    ({"metrics_url": "http://a", "pods": [{"pod": "serving/server-0", "uid": "u"}], "metrics_port": 8000}, EXACTLY_ONE),
+    ({"pods": [{"pod": "serving/server-0", "uid": "u"}]}, "metrics_port None is not a TCP port (an integer from 1 to 65535)"),
     ({"prometheus_url": "http://b", "start": 1.0}, "service_window with prometheus_url needs start and end (seconds since the epoch)"),
 ])
 def test_refusals(given, message):
