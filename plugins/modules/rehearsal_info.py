@@ -17,7 +17,9 @@ description:
   - The rehearsal is the last rollback that followed a converged enable. RV(rollback.state) is V(rehearsed) when that
     rollback converged and the check kept after it says its workloads came back Ready on the node with PodResources at
     container scope; V(not reconciled) when the check names workloads that did not come back (listed in RV(rollback.missing))
-    or pod-level sets left; V(unchecked) when no check was kept; V(not converged) when the rollback was restored, failed or is
+    or pod-level sets left; V(refused) when the check kept is not believed (its observations missing or impossible, or its
+    statements not what its observations give, or its file not private, owned by another user or writable by others, named
+    in RV(rollback.problems)); V(unchecked) when no check was kept; V(not converged) when the rollback was restored, failed or is
     open; V(not rehearsed) when no rollback follows a converged enable.
   - Read-only. The state is read with the checks M(gpusmith.numa_gate.transition_info) makes (no symlinked transitions folder
     or transition folder, no file read through a symlink); a journal or a check that cannot be read is a note, never a failure.
@@ -54,7 +56,7 @@ rollback:
       description: The node's name.
       type: str
     state:
-      description: V(rehearsed), V(not reconciled), V(unchecked), V(not converged) or V(not rehearsed).
+      description: V(rehearsed), V(not reconciled), V(refused), V(unchecked), V(not converged) or V(not rehearsed).
       type: str
     rehearsed:
       description: Whether the state is V(rehearsed).
@@ -134,7 +136,7 @@ def run(module):
     notes = []
     pointer = transitions.current(root, state_dir)
     found = _summaries(root, state_dir, node, pointer, notes)
-    checks = {}
+    checks, refused = {}, {}
     for item in found:
         if item["target"] != "rollback":
             continue
@@ -143,7 +145,9 @@ def run(module):
             notes.append(problem)
         if kept is not None:
             checks[item["transition"]] = kept
-    module.exit_json(changed=False, rollback=rehearsal.evidence(node, found, checks, notes), transitions=found)
+            # A check that another user could have written is no observation of this collection's.
+            refused[item["transition"]] = confine.privacy_problems(root, state_dir, rehearsals.path(root, state_dir, item["transition"]))
+    module.exit_json(changed=False, rollback=rehearsal.evidence(node, found, checks, notes, refused=refused), transitions=found)
 
 
 def main():

@@ -39,6 +39,7 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence impor
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.composition import effect as _effect
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import inputs as shapes
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.errors import RecordError
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._rehearsal import evidence as _rehearsal
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._stack import support as _support
 
 GATES = ("always", "canary", "topology")
@@ -231,6 +232,13 @@ def _rollback_reasons(rollback):
                         "rehearse.yml): recovery is unresolved" % pair)]
     if state == "not reconciled":
         return [_reason("rollback", "defer", "the rollback rehearsal's workloads did not come back: %s: %s" % (pair, said))]
+    if state == "refused":
+        return [_reason("rollback", "defer", "the rollback rehearsal's check is not believed: %s: %s: recovery is unresolved" % (pair, said))]
+    # Rehearsed only when the check it carries gives that state again from its own observations.
+    distrust = _rehearsal.recheck(rollback.get("check"), back)
+    if distrust:
+        raise RecordError("rollback states rehearsed, but its check is not believed: %s: a rehearsal's state is recomputed from its "
+                          "observations, not stated" % "; ".join(distrust))
     workloads = [w["owner"] for w in (rollback.get("check") or {}).get("workloads") or []]
     again = rollback.get("re_enable")
     return [_reason("rollback", "info", "rollback rehearsed on this node: %s; %s came back Ready on the node at container scope%s" % (

@@ -23,7 +23,7 @@ _TEXT = S.Nullable(S.SCALAR)
 # checks `RESULT` (`_record.inputs.check_rollback`), so a typed-in {rehearsed: true} is refused in the verdict's words.
 SHAPE = S.ANY
 # _rehearsal.evidence.STATES, and "not read": the rehearsal_info read failed (NOT_READ)
-STATES = ("rehearsed", "not reconciled", "unchecked", "not converged", "not rehearsed", "not read")
+STATES = ("rehearsed", "not reconciled", "refused", "unchecked", "not converged", "not rehearsed", "not read")
 _REHEARSED_TRANSITION = S.Nullable(S.Fields("a transition of the rehearsal", {"transition": S.STR, "target": S.Nullable(S.STR)}, {
     "outcome": S.Nullable(S.STR), "opened": S.Nullable(S.STR), "closed": S.Nullable(S.STR), "duration_s": S.Nullable(S.NUMBER),
     "failed_steps": S.Nullable(S.ListOf(S.STR))}))

@@ -303,9 +303,36 @@ def test_a_typed_in_rollback_is_refused(tmp_path, typed, shown):
     with pytest.raises(RecordError) as raised:
         verdict.decide(evidence(tmp_path, rollback=typed))
     assert str(raised.value) == (
-        "rollback must be the rehearsal_info module's result (state: rehearsed, not reconciled, unchecked, not converged, not rehearsed, not read), "
+        "rollback must be the rehearsal_info module's result (state: rehearsed, not reconciled, refused, unchecked, not converged, not rehearsed, not read), "
         "got %s: "
         "a rollback rehearsal is read from the node's transition records, not stated (a typed-in {rehearsed: true} is not evidence)" % shown)
+
+
+def test_a_stated_rehearsal_whose_check_its_observations_do_not_give_is_refused(tmp_path):
+    found = rehearsal_cases.rehearsed()
+    two_keys = dict(found, check={"reconciled": True})
+    with pytest.raises(RecordError) as raised:
+        verdict.decide(evidence(tmp_path, rollback=two_keys))
+    assert str(raised.value) == (
+        "rollback states rehearsed, but its check is not believed: its observations are missing: observed_at, workloads, pod_resources, came_back, missing "
+        "(a check's states are recomputed from what it observed, never taken as stated): a rehearsal's state is recomputed from its "
+        "observations, not stated")
+    gone = dict(found["check"]["workloads"][0], ready=0, now=[])
+    with pytest.raises(RecordError) as raised:
+        verdict.decide(evidence(tmp_path, rollback=dict(found, check=dict(found["check"], workloads=[gone]))))
+    assert str(raised.value) == (
+        "rollback states rehearsed, but its check is not believed: workloads[0] ('ReplicaSet/default/cache-5b8d4c') states 'back', but its "
+        "observations (0 of 1 pods Ready, 0 on the node) give missing: a rehearsal's state is recomputed from its observations, not stated")
+
+
+def test_a_refused_check_defers_naming_why(tmp_path):
+    found = dict(rehearsal_cases.rehearsed(), state="refused", rehearsed=False, check=None, problems=[
+        "the check kept after rollback 20261201T091000Z is refused: state file /var/lib/numa-gate/transitions/20261201T091000Z/"
+        "rehearsal.json is owned by uid 1001, not by uid 0 that runs this module"])
+    assert verdict.decide(evidence(tmp_path, rollback=found))["reasons"][-1] == {"criterion": "rollback", "effect": "defer", "message": (
+        "the rollback rehearsal's check is not believed: rollback 20261201T091000Z (converged, 21.6 s) after enable 20261201T090000Z "
+        "(converged, 22.5 s): the check kept after rollback 20261201T091000Z is refused: state file /var/lib/numa-gate/transitions/"
+        "20261201T091000Z/rehearsal.json is owned by uid 1001, not by uid 0 that runs this module: recovery is unresolved")}
 
 
 def test_a_rollback_evidence_of_the_wrong_shape_is_named(tmp_path):

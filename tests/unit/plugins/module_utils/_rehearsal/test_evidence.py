@@ -1,5 +1,7 @@
 """The rollback criterion's evidence from a node's transitions and the check kept after the rehearsal (exact values)."""
 
+import datetime
+
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._rehearsal import evidence as rehearsal
 
 NODE = "gpu-node-1"
@@ -36,7 +38,8 @@ def test_rehearsed_names_the_enable_the_rollback_and_the_re_enable():
 
 
 def test_workloads_that_did_not_come_back_are_named():
-    kept = dict(KEPT, reconciled=False, came_back=False, missing=["ReplicaSet/default/cache"],
+    cache = {"owner": "ReplicaSet/default/cache", "state": "missing", "expected": 1, "ready": 0, "before": ["cache-a"], "now": []}
+    kept = dict(KEPT, reconciled=False, came_back=False, missing=["ReplicaSet/default/cache"], workloads=KEPT["workloads"] + [cache],
                 problems=["ReplicaSet/default/cache: missing, 0 of 1 pods Ready on the node (before: cache-a)"])
     found = rehearsal.evidence(NODE, [ENABLE, ROLLBACK, AGAIN], {ROLLBACK["transition"]: kept})
     assert (found["state"], found["rehearsed"], found["missing"], found["problems"]) == (
@@ -69,3 +72,61 @@ def test_the_last_rollback_after_an_enable_decides():
     found = rehearsal.evidence(NODE, [ENABLE, ROLLBACK, AGAIN, later_enable, later_rollback], {ROLLBACK["transition"]: KEPT})
     assert (found["state"], found["enable"]["transition"], found["rollback"]["transition"]) == (
         "unchecked", "20261202T090000Z", "20261202T091000Z")
+
+
+NOW = datetime.datetime(2026, 12, 1, 10, 0, tzinfo=datetime.timezone.utc)
+REFUSED = "the check kept after rollback 20261201T091000Z is refused: "
+
+
+def refused(kept, **extra):
+    found = rehearsal.evidence(NODE, [ENABLE, ROLLBACK], {ROLLBACK["transition"]: kept}, now=NOW, **extra)
+    assert (found["state"], found["rehearsed"], found["check"], found["missing"]) == ("refused", False, None, [])
+    return found["problems"]
+
+
+def test_a_two_key_check_is_refused_naming_the_observations_it_lacks():
+    assert refused({"rollback": ROLLBACK["transition"], "reconciled": True}) == [
+        REFUSED + "its observations are missing: observed_at, workloads, pod_resources, came_back, missing (a check's states are "
+        "recomputed from what it observed, never taken as stated)"]
+
+
+def test_a_check_whose_statements_its_observations_do_not_give_is_refused():
+    gone = {"owner": "ReplicaSet/default/cache", "state": "back", "expected": 1, "ready": 0, "before": ["cache-a"], "now": []}
+    assert refused(dict(KEPT, workloads=KEPT["workloads"] + [gone])) == [
+        REFUSED + "workloads[1] ('ReplicaSet/default/cache') states 'back', but its observations (0 of 1 pods Ready, 0 on the node) give "
+        "missing"]
+    unread = dict(KEPT, pod_resources={"read": False, "problems": ["PodResources was not read on the node after the rollback: x"]})
+    assert refused(unread) == [REFUSED + "reconciled is True, but its observations give False"]
+    silent = dict(KEPT, pod_resources={"read": False, "problems": []}, reconciled=False)
+    assert refused(silent) == [REFUSED + "pod_resources says it was not read and names no problem: a PodResources not read is never "
+                               "container scope"]
+
+
+def test_impossible_observations_are_refused_naming_each():
+    more_ready = dict(KEPT["workloads"][0], ready=2)
+    fewer_before = dict(KEPT["workloads"][0], expected=2)
+    kept = dict(KEPT, workloads=[more_ready, fewer_before, "web"], observed_at="2026-12-01T09:00:00Z", waited_s=float("nan"))
+    assert refused(kept) == [REFUSED + "; ".join([
+        "workloads[0] ('ReplicaSet/default/web') counts 2 pods Ready but names 1 on the node after the rollback (web-b): it cannot "
+        "count more pods than it saw",
+        "workloads[1] ('ReplicaSet/default/web') expects 2 pods but names 1 before the rollback (web-a): a workload is the pods its "
+        "controller had on the node",
+        "workloads[2] is 'web', not a workload's observations (a mapping)",
+        "observed_at 2026-12-01T09:00:00Z is before rollback 20261201T091000Z closed (2026-12-01T09:10:21.6Z): a check after the "
+        "rollback cannot look before it ended",
+        "waited_s nan must be a finite number of 0 or more seconds"])]
+    assert refused(dict(KEPT, observed_at="2026-12-02T09:00:00Z")) == [
+        REFUSED + "observed_at 2026-12-02T09:00:00Z is later than now (2026-12-01T10:00:00Z): a check cannot have looked in the future"]
+    assert refused(dict(KEPT, observed_at="yesterday")) == [
+        REFUSED + "observed_at 'yesterday' is not a time such as 2026-12-01T09:00:00.000000Z: when the pods were looked at is an observation"]
+
+
+def test_a_check_whose_file_is_not_private_is_refused_before_it_is_read():
+    line = "state file /var/lib/numa-gate/transitions/20261201T091000Z/rehearsal.json is writable by others (mode 0602)"
+    assert refused(KEPT, refused={ROLLBACK["transition"]: [line]}) == [REFUSED + line]
+
+
+def test_a_true_check_is_rehearsed_within_the_clock_skew():
+    early = dict(KEPT, observed_at="2026-12-01T09:06:00Z")
+    found = rehearsal.evidence(NODE, [ENABLE, ROLLBACK], {ROLLBACK["transition"]: early}, now=NOW)
+    assert (found["state"], found["problems"]) == ("rehearsed", [])
