@@ -95,7 +95,7 @@ def test_a_lease_another_holder_keeps_refuses_before_anything_is_sent(double, tm
     before = double.store.get("leases", "kube-system", LEASE)
     rc, results = play(tmp_path, extra)
     assert rc == 2
-    refusal = results["Take the node for maintenance (a Lease other tools see)"]["msg"]
+    refusal = results["Take the node for maintenance (a lock other tools see)"]["msg"]
     assert refusal.startswith("node n1 is held for maintenance by gpusmith.numa_gate/n1/%s since %s (Lease kube-system/%s, renewed %s, until "
                               % (T0, before["spec"]["acquireTime"], LEASE, before["spec"]["renewTime"]))
     assert refusal.endswith(" unless renewed); nothing was changed. Wait for it to be released or to expire")
@@ -128,5 +128,48 @@ def test_a_resumed_run_takes_its_own_lease_back(double, tmp_path):
     held_by(double, "gpusmith.numa_gate/n1/" + T1, 5, 900)
     rc, results = play(tmp_path, extra)
     assert rc == 0, results
-    assert results["Take the node for maintenance (a Lease other tools see)"]["lock_action"] == "renewed"
+    assert results["Take the node for maintenance (a lock other tools see)"]["lock_action"] == "renewed"
     assert double.store.get("leases", "kube-system", LEASE)["spec"]["holderIdentity"] == "gpusmith.numa_gate/n1/" + T1
+
+
+MAINTENANCE = "/apis/maintenance.nvidia.com/v1alpha1/namespaces/default/nodemaintenances"
+
+
+def test_with_the_nodemaintenance_crd_served_the_request_is_made_waited_for_and_released(double, tmp_path):
+    _state_dir, extra = dry.opened(double, tmp_path)
+    double.install_node_maintenance(grant_after=1.0)
+    rc, results = play(tmp_path, dict(extra, release=True))
+    assert rc == 0, results
+    taken = results["Take the node for maintenance (a lock other tools see)"]
+    assert (taken["lock_kind"], taken["lock_action"], taken["maintenance"], taken["holder"], taken["transition"], taken["ready"], taken["phase"]) == (
+        "NodeMaintenance", "created", "default/" + LEASE, "numa-gate.gpusmith", T1, "True", "Ready")
+    assert 1.0 <= taken["waited_s"] < 10
+    event = results["What the drain's run would record before its own start"]["msg"][0]
+    assert event == {"step": "lock", "event": "finished", "outcome": "changed", "changed": {
+        "lock_kind": "NodeMaintenance", "maintenance": "default/" + LEASE, "holder": "numa-gate.gpusmith", "lock_action": "created",
+        "acquired": taken["acquired"]}}
+    # Made once, read until granted, deleted at the end; no Lease written.
+    log = [(m, p.split("?")[0]) for m, p in double.requests if "nodemaintenances" in p]
+    assert log[0] == ("GET", "/apis/maintenance.nvidia.com/v1alpha1/nodemaintenances")
+    assert log[1] == ("POST", MAINTENANCE)
+    assert log[2:-2] == [("GET", MAINTENANCE + "/" + LEASE)] * len(log[2:-2]) and len(log[2:-2]) >= 1
+    assert log[-2:] == [("GET", MAINTENANCE + "/" + LEASE), ("DELETE", MAINTENANCE + "/" + LEASE)]
+    assert [(m, p) for m, p in double.requests if m != "GET" and "nodemaintenances" not in p] == []
+    assert double.store.list("nodemaintenances")[0] == []
+
+
+def test_another_requestors_nodemaintenance_refuses_before_anything_is_sent(double, tmp_path):
+    state_dir, extra = dry.opened(double, tmp_path)
+    double.install_node_maintenance(grant_after=None)
+    other = double.store.create("nodemaintenances", {"metadata": {"name": "nvidia-operator-n1", "namespace": "default"},
+                                                     "spec": {"requestorID": "gpu.operator.nvidia.com", "nodeName": "n1", "cordon": True}})
+    rc, results = play(tmp_path, extra)
+    assert rc == 2
+    refusal = results["Take the node for maintenance (a lock other tools see)"]["msg"]
+    assert refusal.startswith("node n1 is in maintenance requested by gpu.operator.nvidia.com since %s (NodeMaintenance default/nvidia-operator-n1, "
+                              "Ready " % other["metadata"]["creationTimestamp"])
+    assert refusal.endswith("); nothing was changed. Wait for it to be released")
+    assert [(m, p) for m, p in double.requests if m != "GET"] == []
+    assert events(state_dir)[1:] == [("lock", "finished", "failed", {
+        "message": refusal, "holder": "gpu.operator.nvidia.com", "acquired": other["metadata"]["creationTimestamp"]})]
+    assert transitions.current("/", state_dir) is None

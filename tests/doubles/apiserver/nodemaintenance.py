@@ -107,7 +107,8 @@ class Operator:
                 granted = self.grant_after is not None and now - created >= self.grant_after
                 wanted = ("True", "Ready", "Maintenance is ready") if granted else ("False", "Pending", "Waiting to be scheduled")
                 current = ready_condition(obj)
-                if current is not None and (current["status"], current["reason"]) == wanted[:2]:
+                # Only forward: a request with a condition (set by a test, or already granted) is left as it is until its grant.
+                if current is not None and (not granted or (current["status"], current["reason"]) == wanted[:2]):
                     continue
                 obj["status"] = dict(obj.get("status") or {}, conditions=[{
                     "type": "Ready", "status": wanted[0], "reason": wanted[1], "message": wanted[2],

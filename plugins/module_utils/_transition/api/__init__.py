@@ -13,6 +13,7 @@ Import the submodules explicitly; this file holds only this map.
 - ``dry_run``: The drain, checked before the cordon: would every pod the drain evicts leave now? Nothing is changed.
 - ``filters``: Which pods a drain evicts, skips or refuses: kubectl's pod filters.
 - ``lock``: One maintenance lock per node that other tools see: a ``coordination.k8s.io/v1`` Lease named for the collection.
+- ``maintenance``: The node's maintenance lock through the NVIDIA Maintenance Operator's ``NodeMaintenance``, where its CRD is served.
 - ``node``: One node's wanted scheduling state: cordoned, drained or uncordoned, or its drain checked (the kube_node action's logic).
 - ``ready``: Verify a node after a kubelet start: Ready and healthy without a break for a window, then /configz.
 - ``specs``: The kube_node, kubelet_verify and transition_lock actions' argument specs, declared once: each action and module file import them.

@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The kube_node, kubelet_verify and transition_lock actions' argument specs, declared once: each action and module file import them.
 
-Public: `KUBE_NODE`, `KUBELET_VERIFY`, `TRANSITION_LOCK`, `STATES`, `LOCK_STATES`.
+Public: `KUBE_NODE`, `KUBELET_VERIFY`, `TRANSITION_LOCK`, `STATES`, `LOCK_STATES`, `LOCK_KINDS`.
 
 The module files (plugins/modules/kube_node.py, kubelet_verify.py) are imported where only the node's Python is,
 so this file never imports the API client (`node`, `ready`: they do): it reads the connection options'
@@ -68,6 +68,7 @@ KUBELET_VERIFY = {
 
 # The node's maintenance lock (lock.py): held (taken or renewed) or released.
 LOCK_STATES = ("held", "released")
+LOCK_KINDS = ("auto", "lease", "node_maintenance")
 
 TRANSITION_LOCK = {
     **connection_spec.ARGUMENT_SPEC,
@@ -77,4 +78,9 @@ TRANSITION_LOCK = {
     "state": {"type": "str", "default": "held", "choices": list(LOCK_STATES)},
     "namespace": {"type": "str", "default": "kube-system"},
     "duration": {"type": "int", "default": 900},
+    # auto: the NVIDIA Maintenance Operator's NodeMaintenance where its CRD is served, else the Lease (maintenance.py).
+    "kind": {"type": "str", "default": "auto", "choices": list(LOCK_KINDS)},
+    "maintenance_namespace": {"type": "str", "default": "default"},
+    "timeout": {"type": "int", "default": 600},
+    "poll": {"type": "float", "default": 2},
 }

@@ -52,3 +52,26 @@ def test_bad_input_is_refused_before_any_request(double, kubeconfig):
     assert bad["failed"] is True
     assert bad["msg"] == "transition id '../x' must be 1-64 letters, digits, '.', '_' or '-', not starting with a punctuation mark"
     assert double.requests == []
+
+
+def test_auto_takes_a_nodemaintenance_where_its_crd_is_served_and_lease_chooses_the_lease(double, kubeconfig):
+    double.install_node_maintenance(grant_after=0)
+    held = in_process.run(action_file, {"kubeconfig": kubeconfig, "node": "n1", "transition": T1, "poll": 0.1})
+    assert (held["changed"], held["lock_kind"], held["lock_action"], held["maintenance"], held["phase"]) == (
+        True, "NodeMaintenance", "created", "default/gpusmith-numa-gate-n1", "Ready")
+    leased = in_process.run(action_file, {"kubeconfig": kubeconfig, "node": "n2", "transition": T1, "kind": "lease"})
+    assert (leased["lock_kind"], leased["lock_action"], leased["lease"]) == ("Lease", "created", "kube-system/gpusmith-numa-gate-n2")
+    released = in_process.run(action_file, {"kubeconfig": kubeconfig, "node": "n1", "transition": T1, "state": "released"})
+    assert (released["changed"], released["lock_kind"], released["lock_action"]) == (True, "NodeMaintenance", "released")
+    assert [(m, p) for m, p in double.requests if m != "GET"] == [
+        ("POST", "/apis/maintenance.nvidia.com/v1alpha1/namespaces/default/nodemaintenances"),
+        ("POST", "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases"),
+        ("DELETE", "/apis/maintenance.nvidia.com/v1alpha1/namespaces/default/nodemaintenances/gpusmith-numa-gate-n1")]
+
+
+def test_node_maintenance_asked_where_no_crd_is_served_is_refused_writing_nothing(double, kubeconfig):
+    refused = in_process.run(action_file, {"kubeconfig": kubeconfig, "node": "n1", "transition": T1, "kind": "node_maintenance"})
+    assert (refused["failed"], refused["changed"]) == (True, False)
+    assert refused["msg"] == ("kind node_maintenance needs the NVIDIA Maintenance Operator's NodeMaintenance CRD, and the API serves no nodemaintenances "
+                              "in maintenance.nvidia.com/v1alpha1; nothing was changed (kind auto or lease takes a Lease)")
+    assert double.requests == [("GET", "/apis/maintenance.nvidia.com/v1alpha1")]
