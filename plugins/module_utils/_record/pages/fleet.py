@@ -42,6 +42,15 @@ def _when(text, what):
         raise RecordError("%s must be a UTC time such as 2026-12-04T09:00:00Z, got %r" % (what, text)) from None
 
 
+def _model(gpu):
+    """A GPU's model: its name; unnamed (sysfs gives none, as for AMD GPUs without a tool), its vendor, device id and compute partition mode."""
+    if gpu.get("name"):
+        return gpu["name"]
+    device = (gpu.get("identities") or {}).get("device_id")
+    mode = (gpu.get("partition_mode") or {}).get("compute")
+    return "unnamed %s%s%s" % ("%s GPU" % gpu["vendor"] if gpu.get("vendor") else "GPU", " %s" % device if device else "", " in %s" % mode if mode else "")
+
+
 def shape(record):
     """The hardware shape of a record, one line (see the module docstring)."""
     topology = record.get("topology") or {}
@@ -51,7 +60,7 @@ def shape(record):
     gpus, nics = (record.get("devices") or {}).get("gpus") or [], (record.get("devices") or {}).get("nics") or []
     models = {}
     for gpu in gpus:
-        models[gpu.get("name") or "unnamed GPU"] = models.get(gpu.get("name") or "unnamed GPU", 0) + 1
+        models[_model(gpu)] = models.get(_model(gpu), 0) + 1
     drivers = sorted(set(str(nic.get("driver") or "no driver") for nic in nics))
     return "%s socket%s, %d NUMA node%s, %s cores, %s, %s" % (
         cpus.get("packages") or "?", "" if cpus.get("packages") == 1 else "s", len(topology["numa_nodes"]),
