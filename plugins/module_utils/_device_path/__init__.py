@@ -8,6 +8,7 @@ Import the submodules explicitly; this file holds only this map.
 - ``common``: What every part of the device path shares: the error it raises and the shape of a finding.
 - ``compare``: The device path against the host: what the plugins and DRA drivers advertise, compared with the locality oracle (pure).
 - ``devices``: Device IDs from the kubelet mapped to the facts' GPUs and NICs (through the locality oracle).
+- ``dra_claims``: A pod's DRA devices joined to their ResourceClaim's allocation and their ResourceSlice device, and judged (pure).
 - ``nvidia_plugin``: The NVIDIA device plugin on this node: its settings that matter for CPU Manager interoperability, and findings (pure).
 - ``pods``: A device plugin's pod on this node, as the API returns it, reduced to what the device path records (pure).
 - ``read``: Reading one node's device path from the Kubernetes API, bounded, then comparing it (`compare`).

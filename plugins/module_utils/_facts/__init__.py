@@ -14,11 +14,13 @@ Import the submodules explicitly; this file holds only this map.
 - ``gpus``: GPUs: identities from a vendor reader (NVML, nvidia-smi) or sysfs, with their NUMA locality.
 - ``links``: Links in sysfs and in sysfs snapshots, resolved without leaving the root.
 - ``nics``: Network interfaces on PCI: driver, NUMA locality, RDMA devices, virtual functions.
+- ``mig``: MIG devices of each NVIDIA GPU, from ``nvidia-smi -L`` run once through the injected runner.
 - ``notes``: The warnings a gather collects: `Notes`, passed to every reader as an argument.
 - ``numa``: NUMA nodes: their online CPUs, memory, huge page pools and distances.
 - ``nvidia``: NVIDIA GPU identities and locality: NVML, else nvidia-smi, through an injectable runner.
 - ``nvidia_affinity``: What an NVIDIA affinity says about a GPU's NUMA node, shared by the NVML and nvidia-smi readers.
 - ``nvidia_smi``: Parsers for the text nvidia-smi prints, and the errors of the NVIDIA readers.
+- ``nvidia_smi_list``: The GPUs and MIG devices ``nvidia-smi -L`` lists, each MIG device under its parent GPU (pure).
 - ``nvml``: GPU identities and locality from NVML (nvidia-ml-py's pynvml), called as the bindings define.
 - ``pci_devices``: PCI devices under sys/bus/pci/devices, and the NUMA locality of one device.
 - ``runner``: How logic runs vendor tools: an injectable runner, never a shell.

@@ -9,6 +9,7 @@ root other than "/" and no runner, vendor tools are not consulted (they would de
 machine, not the snapshot). Any failure of the vendor reader is a warning, then sysfs.
 PCI devices bound to amdgpu are GPUs whatever their class, with or without NVIDIA's reader; their
 details are `amd`'s, and with ``gpu_source`` auto amd-smi (else rocm-smi) is asked too (`amd_tools`).
+An NVIDIA reader's GPUs get their MIG devices from ``nvidia-smi -L`` (`mig`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import cp
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import pci as _pci
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import amd
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import amd_tools
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import mig
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import pci_devices
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import runner as _runner
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import sysfs
@@ -54,6 +56,7 @@ def read_gpus(root, notes, gpu_source, runner, nvidia, numa_nodes):
         gpus, amd_dirs = _sysfs_gpus(root, notes, pci)
     else:
         gpus = [_vendor_gpu(root, notes, item, pci, single, known) for item in vendor_gpus]
+        mig.attach_mig_devices(notes, gpus, runner if runner is not None else _runner.NoCommandsRunner())
         listed = set(gpu["pci_address"] for gpu in gpus)
         amd_gpus, amd_dirs = _sysfs_gpus(root, notes, pci, amd_only=True)
         for gpu in amd_gpus:

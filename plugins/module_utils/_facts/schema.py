@@ -39,11 +39,13 @@ Core = namedtuple("Core", "id cpus numa package usable")
 Core.__doc__ = """A physical core: id is its lowest CPU (the kubelet's getUniqueCoreID); cpus its online CPUs;
 numa its NUMA node (None: none known); usable: reservable whole (placed, no isolated CPU)."""
 VendorAffinity = namedtuple("VendorAffinity", "source numa_node cpus")
-Device = namedtuple("Device", "kind name index uuid pci_address numa_node numa_source sysfs_numa_node local_cpus vendor_affinity warnings")
+Device = namedtuple("Device", "kind name index uuid pci_address numa_node numa_source sysfs_numa_node local_cpus vendor_affinity warnings mig_devices")
+Device.__new__.__defaults__ = ((),)
 Device.__doc__ = """A GPU or NIC. numa_node: as the facts give it (None: unknown; it may name a node the facts lack,
 then a warning says so); local_cpus: canonical cpulist or None; vendor_affinity: VendorAffinity or None;
 warnings: what the reader could not use about this device, and the device's findings (sources that
-disagree, such as an AMD tool against sysfs), each naming the device (also in Topology.warnings)."""
+disagree, such as an AMD tool against sysfs), each naming the device (also in Topology.warnings); mig_devices: the
+UUIDs of a GPU's MIG devices (``nvidia-smi -L``), () when none or unknown."""
 Topology = namedtuple("Topology", "cpus nodes cores cpu_numa cpu_core gpus nics memory_bytes memory_source numa_first warnings")
 Topology.__doc__ = """nodes: {id: NumaNode}, cores: {core id: Core}, cpu_numa / cpu_core: {cpu: node id / core id}
 (read-only mappings, ascending ids); gpus, nics: Device tuples; memory_bytes: MemTotal, else the NUMA sum;
@@ -297,7 +299,18 @@ def _read_device(kind, entry, nodes, warnings):
     own.extend(_findings(key, label, entry))
     warnings.extend(own)
     return Device(kind=kind, name=name, index=index, uuid=uuid, pci_address=address, numa_node=numa_node, numa_source=source,
-                  sysfs_numa_node=sysfs_node, local_cpus=local_cpus, vendor_affinity=affinity, warnings=tuple(own))
+                  sysfs_numa_node=sysfs_node, local_cpus=local_cpus, vendor_affinity=affinity, warnings=tuple(own),
+                  mig_devices=_mig_devices(key, label, entry))
+
+
+def _mig_devices(key, label, entry):
+    """The UUIDs of a GPU's MIG devices (``mig_devices``: a list of mappings with a string ``uuid``, or null)."""
+    devices = entry.get("mig_devices")
+    if devices is None:
+        return ()
+    if not isinstance(devices, list) or not all(isinstance(d, dict) and isinstance(d.get("uuid"), str) for d in devices):
+        raise SchemaError("topology %s entry %s: mig_devices %r is not a list of mappings each with a uuid string" % (key, label, devices))
+    return tuple(d["uuid"] for d in devices)
 
 
 def kubelet_node(value):

@@ -45,11 +45,12 @@ def build(topology):
 
 
 def _entry(device, facts, node_cpus):
+    """One device of the oracle; a GPU with MIG devices also has ``mig_devices`` (their UUIDs)."""
     observations = [{"source": "sysfs", "numa_node": device.sysfs_numa_node, "cpus": device.local_cpus}]
     vendor = device.vendor_affinity
     if vendor is not None:
         observations.append({"source": vendor.source, "numa_node": vendor.numa_node, "cpus": vendor.cpus})
-    return {
+    entry = {
         "kind": device.kind,
         "name": device.name,
         "index": device.index,
@@ -61,6 +62,9 @@ def _entry(device, facts, node_cpus):
         "observations": observations,
         "disagreements": _disagreements(observations),
     }
+    if device.mig_devices:  # only then, so an oracle without MIG reads as before
+        entry["mig_devices"] = list(device.mig_devices)
+    return entry
 
 
 def _disagreements(observations):

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import cpulist as _cpulist
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._device_path import devices as _devices
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._device_path import dra_claims as _dra
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import inputs
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import nodefs
 
@@ -75,7 +76,7 @@ def _overlaps(label, names, exclusive):
     return findings
 
 
-def _one(pod, scope, oracle):
+def _one(pod, scope, oracle, dra=None):
     label = "%s/%s" % (pod["namespace"], pod["name"])
     exclusive = {c["name"]: c["cpu_ids"] for c in pod["containers"] if c["cpu_ids"]}
     shared = [c["name"] for c in pod["containers"] if not c["cpu_ids"]]
@@ -107,17 +108,38 @@ def _one(pod, scope, oracle):
                                      % (label, pod["cpu_ids"] or '""'), expected="", observed=pod["cpu_ids"]))
         out.update(pod_cpus=union, shared_cpus=None, shared_pool="node",
                    memory=_memory_totals([m for c in pod["containers"] for m in c["memory"]]))
-    out["devices"] = {c["name"]: _devices.map_container_devices(c, oracle) for c in pod["containers"] if c["devices"] or c["dynamic_resources"]}
+    out["devices"] = {c["name"]: _devices.map_container_devices(c, oracle, dra) for c in pod["containers"] if c["devices"] or c["dynamic_resources"]}
+    findings.extend(_device_findings(label, out, oracle, dra))
     out["findings"] = findings
     return out
 
 
-def reconcile_allocations(pods, scope, online_cpus, allocatable_cpus=None, oracle=None):
+def _device_findings(label, out, oracle, dra):
+    """The DRA joins' findings (`dra_claims.findings`) against the NUMA nodes of the pod's CPUs and memory, and a device the pod got
+    both from a device plugin and through a claim (`dra_claims.advertised_twice`); none without ``dra``."""
+    if dra is None:
+        return []
+    cpus = set(_cpulist.parse(out["pod_cpus"] or ""))
+    cpu_nodes = sorted(int(node) for node, entry in ((oracle or {}).get("by_numa_node") or {}).items()
+                       if cpus & set(_cpulist.parse(entry["cpus"] or "")))
+    memory_nodes = sorted(set(n for block in out["memory"].values() for n in block["numa_nodes"]))
+    found, plugin, claimed = [], [], []
+    for name, entries in sorted(out["devices"].items()):
+        found.extend(_dra.findings(label, name, entries, cpu_nodes or None, memory_nodes or None, dra.get("node")))
+        plugin.extend(e for e in entries if "claim" not in e)
+        claimed.extend(e["device"] for e in entries if e.get("device"))
+    for twice in _dra.advertised_twice(plugin, claimed, "pod %s: PodResources devices and dynamic_resources" % label):
+        found.append(_finding(label, None, twice["check"], twice["result"], twice["message"], expected=twice["expected"], observed=twice["observed"]))
+    return found
+
+
+def reconcile_allocations(pods, scope, online_cpus, allocatable_cpus=None, oracle=None, dra=None):
     """{"scope", "pods": [...], "node": {...}} from PodResources ``pods`` (as `client.read` returns them).
 
     ``online_cpus``: the node's online CPUs (facts); ``allocatable_cpus``: GetAllocatableResources'
     cpu_ids, when read. Each pod's exclusive CPUs are counted once: its pod-level set under pod
-    scope, the union of its exclusive containers' sets otherwise.
+    scope, the union of its exclusive containers' sets otherwise. ``dra``: {"claims", "slice_devices", "node"} (the ResourceClaims
+    and `resource_slices.devices` read from the API, the node's name) joins each DRA device (`_device_path.dra_claims`), or None.
     """
     if isinstance(scope, (dict, list)) or scope not in SCOPES:
         raise nodefs.EvidenceError("topology manager scope %r is not one of %s" % (scope, ", ".join(SCOPES)), scope=scope)
@@ -125,7 +147,7 @@ def reconcile_allocations(pods, scope, online_cpus, allocatable_cpus=None, oracl
     if allocatable_cpus is not None and not isinstance(allocatable_cpus, str):
         raise nodefs.EvidenceError("allocatable_cpus must be a cpulist string (GetAllocatableResources cpu_ids) or null, got %s"
                                    % type(allocatable_cpus).__name__, field="allocatable_cpus")
-    reconciled = [_one(pod, scope, oracle) for pod in pods]
+    reconciled = [_one(pod, scope, oracle, dra) for pod in pods]
     held = [p["pod_cpus"] if p["pod_cpus"] is not None else _cpulist.union(*p["exclusive"].values()) for p in reconciled]
     exclusive = _cpulist.union(*held) if held else ""
     findings = []

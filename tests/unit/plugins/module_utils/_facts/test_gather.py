@@ -58,11 +58,13 @@ def test_h200_nvidia_smi_recorded():
         "local_cpus": "0-15",
         "vendor_affinity": {"source": "nvidia-smi", "numa_node": 0, "cpus": "0-15", "gpu_numa_id": None},
         "links": H200_LINKS,
+        "mig_devices": [],  # nvidia-smi -L lists no MIG device under it
     }]
     assert "gpu 0000:00:06.0: " + MINUS_ONE in facts["warnings"]
     assert runner.calls == [
         ("nvidia-smi", "--query-gpu=index,uuid,pci.bus_id,name,memory.total,driver_version", "--format=csv"),
         ("nvidia-smi", "topo", "-m"),
+        ("nvidia-smi", "-L"),
     ]
 
 

@@ -1,0 +1,149 @@
+# Copyright: (c) 2026, GPU Smith
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""A pod's DRA devices joined to their ResourceClaim's allocation and their ResourceSlice device, and judged (pure).
+
+Public: `join`, `findings`, `advertised_twice`.
+
+The kubelet's PodResources lists, per container, ``dynamic_resources[]`` (``claim_name``, ``claim_namespace``,
+``claim_resources[]``: ``driver_name``, ``pool_name``, ``device_name``): "The driver name/pool name/device name
+triplet uniquely identifies the device" (k8s.io/kubelet pkg/apis/podresources/v1/api.proto). The API has the
+same triplet in the ResourceClaim's ``status.allocation.devices.results[]`` (``request``, ``driver``, ``pool``,
+``device``: "which device was allocated", KEP-4381 DeviceRequestAllocationResult), and the device itself in a
+ResourceSlice of the node with ``spec.driver``, ``spec.pool.name`` and ``spec.devices[].name`` equal
+(`resource_slices.devices`), whose attributes give its NUMA node, PCI address and UUID.
+
+A triplet is judged in that order: its claim not in the API is unknown (nothing to join); a claim whose allocation
+does not hold the triplet disagrees with PodResources; a triplet no ResourceSlice of the node lists is a device that
+does not exist there (disagree, naming driver, pool and device); then the slice's NUMA node is compared with the
+NUMA nodes of the pod's CPUs and of its memory (agree only when they are that one node; a slice without a NUMA
+attribute is unknown), and with the host's node for the same device (facts) when both are known.
+"""
+
+from __future__ import annotations
+
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._device_path.common import DevicePathError, finding
+
+
+def _claims_by_name(claims):
+    out = {}
+    if not isinstance(claims, list):
+        raise DevicePathError("ResourceClaims must be a list (the items of a ResourceClaimList), got %s" % type(claims).__name__)
+    for index, claim in enumerate(claims):
+        meta = claim.get("metadata") if isinstance(claim, dict) else None
+        if not isinstance(meta, dict) or not isinstance(meta.get("name"), str) or not isinstance(meta.get("namespace"), str):
+            raise DevicePathError("resourceclaims[%d] must be a ResourceClaim with metadata.name and metadata.namespace (strings)" % index)
+        out["%s/%s" % (meta["namespace"], meta["name"])] = claim
+    return out
+
+
+def _results(claim, label):
+    """The claim's ``status.allocation.devices.results`` ([] when not allocated); a wrong shape is refused, naming the claim."""
+    value = claim
+    for key in ("status", "allocation", "devices", "results"):
+        value = value.get(key) if isinstance(value, dict) else None
+        if value is None:
+            return []
+    if not isinstance(value, list) or not all(isinstance(r, dict) for r in value):
+        raise DevicePathError("ResourceClaim %s: status.allocation.devices.results must be a list of mappings, got %r" % (label, value))
+    return value
+
+
+def join(claim, resource, claims, slice_devices):
+    """One PodResources claim device joined: {"resource_name", "id", "driver", "pool", "device_name", "claim", "claim_found", "request", "allocated", "slice",
+    "device" (the `resource_slices.devices` entry or None), "slice_numa_node", "slice_numa_attribute", "reported_numa_nodes"}."""
+    triplet = (resource["driver_name"], resource["pool_name"], resource["device_name"])
+    label = "%s/%s" % (claim.get("claim_namespace"), claim.get("claim_name"))
+    entry = {"resource_name": "%s/%s" % triplet[:2], "id": "%s/%s/%s" % triplet, "driver": triplet[0], "pool": triplet[1],
+             "device_name": triplet[2], "claim": label, "claim_found": False, "request": None,
+             "allocated": False, "slice": None, "device": None, "slice_numa_node": None, "slice_numa_attribute": None, "reported_numa_nodes": []}
+    found = _claims_by_name(claims).get(label)
+    if found is not None:
+        entry["claim_found"] = True
+        for result in _results(found, label):
+            if (result.get("driver"), result.get("pool"), result.get("device")) == triplet:
+                entry.update(allocated=True, request=result.get("request"))
+                break
+    for device in slice_devices:
+        if (device["driver"], device["pool"], device["name"]) == triplet:
+            entry.update(device=device, slice=device["slice"], slice_numa_node=device["numa_node"], slice_numa_attribute=device["numa_attribute"])
+            break
+    return entry
+
+
+def _nodes_text(nodes):
+    return ",".join(str(n) for n in nodes) or "none"
+
+
+def findings(pod, container, entries, cpu_nodes, memory_nodes, node):
+    """The findings (the allocation findings' shape: pod, container, check, result, message, expected, observed) for the
+    joined claim devices among ``entries`` (`join`'s, others skipped); ``cpu_nodes``/``memory_nodes``: the NUMA nodes of
+    the pod's CPUs and memory (None: not known); ``node``: the node's name, for the messages."""
+    out = []
+
+    def add(check, result, message, expected=None, observed=None):
+        out.append({"pod": pod, "container": container, "check": check, "result": result, "message": message,
+                    "expected": expected, "observed": observed})
+
+    for entry in entries:
+        if "claim_found" not in entry:
+            continue
+        what = "pod %s container %s: DRA device %s (claim %s)" % (pod, container, entry["id"], entry["claim"])
+        if not entry["claim_found"]:
+            add("dra_claim", "unknown", "%s: the ResourceClaim %s is not in the API, so the device cannot be joined to its allocation; "
+                "its locality is unknown, not agreement" % (what, entry["claim"]), entry["claim"], None)
+            continue
+        if not entry["allocated"]:
+            add("dra_allocation", "disagree", "%s: PodResources lists it but the claim's status.allocation.devices.results does not"
+                % what, entry["id"], "not in the claim's allocation")
+            continue
+        if entry["device"] is None:
+            add("dra_slice_device", "disagree", "%s: no ResourceSlice of node %s lists device %s of driver %s pool %s; the claim names "
+                "a device that does not exist there" % (what, node, entry["device_name"], entry["driver"], entry["pool"]), entry["id"], None)
+            continue
+        numa = entry["slice_numa_node"]
+        source = "ResourceSlice %s" % entry["slice"]
+        if numa is None:
+            add("dra_device_numa", "unknown", "%s: %s publishes no NUMA attribute for it (resource.kubernetes.io/numaNode); its "
+                "locality is unknown, not agreement" % (what, source), None, None)
+            continue
+        host = entry.get("numa_node")
+        if host is not None and host != numa:
+            add("dra_numa_attribute", "disagree", "%s: %s says NUMA node %d (%s), the host's facts say %d (%s)"
+                % (what, source, numa, entry["slice_numa_attribute"], host, entry.get("numa_source")), host, numa)
+        for check, nodes, of in (("dra_device_numa", cpu_nodes, "CPUs"), ("dra_device_memory_numa", memory_nodes, "memory")):
+            if not nodes:
+                add(check, "unknown", "%s: on NUMA node %d (%s %s); the NUMA nodes of the pod's %s are unknown"
+                    % (what, numa, source, entry["slice_numa_attribute"], of), [numa], None)
+                continue
+            add(check, "agree" if list(nodes) == [numa] else "disagree", "%s: on NUMA node %d (%s %s); the pod's %s are on NUMA node(s) %s"
+                % (what, numa, source, entry["slice_numa_attribute"], of, _nodes_text(nodes)), [numa], list(nodes))
+    return out
+
+
+def _same(plugin, device):
+    """How a plugin's mapped device and a slice device are the same hardware ("UUID ...", "PCI address ...") or None."""
+    own = plugin.get("mig_uuid") or plugin.get("uuid") or plugin.get("id")
+    if device.get("uuid") and own and device["uuid"].lower() == own.lower():
+        return "UUID %s" % device["uuid"]
+    address = device.get("pci_address")
+    if address and plugin.get("pci_address") == address and not (plugin.get("mig_uuid") and (device.get("uuid") or "").upper().startswith("MIG-")):
+        return "PCI address %s" % address
+    return None
+
+
+def advertised_twice(plugin_devices, slice_devices, where):
+    """Device path findings (`common.finding`) for each ResourceSlice device that a device plugin also gives (``plugin_devices``:
+    `devices.map_device` entries): the same UUID, or the same PCI function (a whole GPU, or the parent of a MIG device).
+    Two mechanisms handing out one device can give it to two pods at once. ``where`` names what was read."""
+    out = []
+    for device in slice_devices:
+        for plugin in plugin_devices:
+            same = _same(plugin, device)
+            if same is None:
+                continue
+            subject = "%s/%s/%s" % (device["driver"], device["pool"], device["name"])
+            message = ("%s (ResourceSlice %s) and device plugin resource %s device %s are the same device (%s): one device advertised by "
+                       "two mechanisms at once (%s)" % (subject, device["slice"], plugin["resource_name"], plugin["id"], same, where))
+            out.append(finding("device_advertised_twice", "disagree", subject, message, "one mechanism", "device plugin and DRA",
+                               {"expected": "ResourceSlices", "observed": where}))
+    return out
