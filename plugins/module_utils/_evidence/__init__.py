@@ -7,6 +7,7 @@ Import the submodules explicitly; this file holds only this map.
 - ``composition/``: How each evidence source's task result becomes the value the record holds: one file per source (pure).
 - ``placement/``: Placement read on the node: cgroups, effective sets, thread masks, resident pages, CPU use.
 - ``podresources/``: The kubelet's PodResources API v1: the proto, its descriptor set, the messages built from it, a reader, allocations.
+- ``transport/``: The workload's transport: the NIC its main container selects, against its GPUs' nearest NIC and NUMA node.
 - ``reconcile/``: What the kubelet said against what the kernel shows and the oracle expects: devices mapped, findings (pure).
 - ``canary``: The allocation canary: its manifest, its Guaranteed QoS check, and its admission read by layer (pure).
 - ``admission_failure``: The owning controller's answer to an admission failure: the probe the canary sends, and what was seen (pure).
