@@ -43,6 +43,7 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.compo
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.composition import effect
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.composition import findings
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.composition import kubelet_files
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.composition import memory
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.composition import metrics
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.composition import rollback
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.composition import service_objectives
@@ -81,10 +82,13 @@ SOURCES = (
     Source("allocations", "node: PodResources List and GetAllocatableResources (the kubelet's gRPC socket)", "pod_resources_info",
            ("pod_resources",), allocations.compose, criteria=("placement", "evidence"), record="key", full=True, shape=allocations.SHAPE),
     Source("findings", "node: the canary's cgroups, thread masks and resident pages, against PodResources and the locality oracle",
-           "placement_info, pod_resources_info (placement_findings)", ("pod_resources", "placement", "canary", "topology"), findings.compose,
-           criteria=("placement", "evidence"), full=True, shape=findings.SHAPE),
+           "placement_info, pod_resources_info (placement_findings)", ("pod_resources", "placement", "canary", "topology", "placement_after"),
+           findings.compose, criteria=("placement", "evidence"), full=True, shape=findings.SHAPE),
     Source("canary", "API: the canary pod, its status and events", "the canary role (kubernetes.core.k8s, k8s_info)", ("canary",),
            canary.compose, criteria=("evidence", "admission", "placement"), full=True, shape=canary.SHAPE),
+    Source("memory", "node: the canary's container cgroups' memory.numa_stat and numa_maps, after admission and again after the warm-up "
+           "or the load", "placement_info (twice)", ("placement", "placement_after", "canary"), memory.compose, record="key", shape=memory.SHAPE,
+           title="Memory over time"),
     Source("configuration", "API: the node's Ready condition, the kubelet's healthz and /configz", "kubelet_verify", ("kubelet_verify",),
            configuration.compose, criteria=("configuration",), record="attestation", gate="canary", shape=configuration.SHAPE),
     Source("metrics", "metrics: the kubelet's /metrics through the API server's node proxy, before and after the canary",

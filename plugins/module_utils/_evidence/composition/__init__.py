@@ -11,6 +11,7 @@ Import the submodules explicitly; this file holds only this map.
 - ``effect``: The ``effect`` source: whether the pod-level resource managers took effect for the canary's pods (pure).
 - ``findings``: The ``findings`` source: the canary's placement on the node against the kubelet's allocation (pure).
 - ``kubelet_files``: The ``baseline_config`` and ``target_config`` sources: the kubelet's configuration files as they are (pure).
+- ``memory``: The ``memory`` source: the canary's memory read twice, after admission and after the warm-up or the load (pure).
 - ``metrics``: The ``metrics`` source: the kubelet's resource manager series, as rates between the scrapes around the canary (pure).
 - ``rollback``: The ``rollback`` source: whether a rollback of this node was rehearsed (pure).
 - ``service_objectives``: The ``service_objectives`` source: baseline against canary under the same load, measured (pure).

@@ -13,7 +13,8 @@ socket that could not be read is a finding, never silence; and when pod_resource
 ``failed_when: false`` it reads ``failed: false``), a ``podresources_read`` finding naming that
 failure; likewise a ``placement_read`` finding when placement_info failed outright (its ``msg``, no
 ``pods``: the cgroup tree not readable, a bad argument), so the record says why nothing was compared
-instead of only "no placement evidence". Always a list (the record is then ``full``).
+instead of only "no placement evidence"; and the ``memory`` source's findings (two placement readings:
+``memory_migration``, ``memory_numa_stat``). Always a list (the record is then ``full``).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from __future__ import annotations
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import shape_check as S
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import inputs as _inputs
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.reconcile import findings as reconcile
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.composition import memory
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.composition import task_result
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan import locality
 
@@ -58,4 +60,6 @@ def compose(reads):
                       "sources": {"expected": "the canary", "observed": "placement_info"},
                       "message": "placement_info failed, so the canary's cgroups, thread masks and resident pages were not read: %s"
                       % placement["msg"]})
+    # memory over time (the second placement reading): "migration incomplete" defers placement like any disagreement
+    found += (memory.compose(reads) or {}).get("findings") or []
     return found

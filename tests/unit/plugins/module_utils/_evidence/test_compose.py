@@ -102,10 +102,11 @@ def test_nothing_read_is_none_and_a_canary_without_uid_has_no_findings():
              "service_comparison_given": {"state": "held"}, "rollback_task": SKIPPED}
     assert compose.compose(reads) == {
         "versions": {}, "baseline_config": None, "target_config": None, "allocations": None, "findings": [],
-        "canary": {"pod": ri.CANARY, "admission": {"admitted": False, "failures": []}}, "configuration": {"verified": False, "message": ""},
+        "canary": {"pod": ri.CANARY, "admission": {"admitted": False, "failures": []}}, "memory": None,
+        "configuration": {"verified": False, "message": ""},
         "metrics": None, "effect": None, "service_objectives": None, "rollback": None, "device_path": None}
     assert compose.compose({}) == {
-        "versions": {}, "baseline_config": None, "target_config": None, "allocations": None, "findings": [], "canary": None,
+        "versions": {}, "baseline_config": None, "target_config": None, "allocations": None, "findings": [], "canary": None, "memory": None,
         "configuration": {"verified": False, "message": ""}, "metrics": None, "effect": None, "service_objectives": None, "rollback": None,
         "device_path": None}
 
@@ -196,7 +197,7 @@ def test_the_device_path_read_failed_read_or_not_asked(result, expected):
 
 def test_a_read_no_source_takes_or_of_the_wrong_kind_is_refused_by_name():
     with pytest.raises(EvidenceError, match=r"^placement evidence: no source reads kubelet_verfy \(known: node_object, kubelet_files, "
-                                            r"pod_resources, placement, canary, topology, kubelet_verify, metrics_before, metrics_after, "):
+                                            r"pod_resources, placement, canary, topology, placement_after, kubelet_verify, metrics_before, metrics_after, "):
         compose.compose({"kubelet_verfy": {}})
     with pytest.raises(EvidenceError, match=r"^placement evidence: device_path must be a task result \(a mapping\), got list$"):
         compose.compose({"device_path": []})

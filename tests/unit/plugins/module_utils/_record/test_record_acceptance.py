@@ -15,7 +15,7 @@ def test_full_record_on_the_h200(tmp_path):
     facts = ri.h200_facts()
     built = record.build(facts, "h200-vm", ri.full_inputs(str(tmp_path), facts))
     assert sorted(built) == ["allocations", "attestations", "canary", "config_diff", "cpu_roles", "device_path", "devices", "effect", "generated_at", "host",
-                             "locality", "metrics", "mode", "node", "observed", "placement", "reservation", "schema_version", "slack", "topology",
+                             "locality", "memory", "metrics", "mode", "node", "observed", "placement", "reservation", "schema_version", "slack", "topology",
                              "verdict", "versions", "warnings"]
     assert (built["schema_version"], built["host"], built["mode"], built["generated_at"]) == (1, "h200-vm", "full", "2026-12-01T09:00:00Z")
     assert built["versions"] == {"kubelet": "v1.37.1", "kernel": "6.18.44-vm", "driver": "580.82.07", "node_image": "debian-12-gpu-20261101"}
