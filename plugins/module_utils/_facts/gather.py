@@ -24,6 +24,7 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import g
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import nics as _nics
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import notes as _notes
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import numa
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import sriov as _sriov
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import sysfs
 
 SCHEMA_VERSION = 1
@@ -80,6 +81,7 @@ def _gather(where, gpu_source, runner, nvidia):
         "numa_nodes": numa_nodes,
         "gpus": _gpus.read_gpus(where, notes, gpu_source, runner, nvidia, numa_nodes),
         "nics": _nics.read_nics(where, notes, numa_nodes),
+        "sriov": _sriov.read_sriov(where, notes, numa_nodes),
     }
     gpu_links.attach(where, notes, facts["gpus"], facts["nics"])
     facts["warnings"] = notes.warnings()

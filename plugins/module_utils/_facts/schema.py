@@ -46,10 +46,12 @@ then a warning says so); local_cpus: canonical cpulist or None; vendor_affinity:
 warnings: what the reader could not use about this device, and the device's findings (sources that
 disagree, such as an AMD tool against sysfs), each naming the device (also in Topology.warnings); mig_devices: the
 UUIDs of a GPU's MIG devices (``nvidia-smi -L``), () when none or unknown."""
-Topology = namedtuple("Topology", "cpus nodes cores cpu_numa cpu_core gpus nics memory_bytes memory_source numa_first warnings")
+Topology = namedtuple("Topology", "cpus nodes cores cpu_numa cpu_core gpus nics memory_bytes memory_source numa_first warnings vfs")
+Topology.__new__.__defaults__ = ((),)
 Topology.__doc__ = """nodes: {id: NumaNode}, cores: {core id: Core}, cpu_numa / cpu_core: {cpu: node id / core id}
 (read-only mappings, ascending ids); gpus, nics: Device tuples; memory_bytes: MemTotal, else the NUMA sum;
-numa_first: the kubelet's packed order takes NUMA nodes before sockets; warnings: a tuple of strings."""
+numa_first: the kubelet's packed order takes NUMA nodes before sockets; warnings: a tuple of strings; vfs: the SR-IOV
+VFs of the facts' ``sriov`` PFs as NIC Device tuples (name: their interface, None when not one here)."""
 
 _SUMMARY_KEYS = ("online_cpus", "numa_nodes", "memory_bytes")
 
@@ -79,6 +81,7 @@ def read(facts, reader="the planner"):
     cores, cpu_core = _read_cores(facts, cpus, nodes, cpu_numa, warnings)
     gpus = tuple(_read_device("gpu", entry, nodes, warnings) for entry in _entries(facts, "gpus"))
     nics = tuple(_read_device("nic", entry, nodes, warnings) for entry in _entries(facts, "nics"))
+    vfs = tuple(_read_device("nic", entry, nodes, warnings) for entry in _vf_entries(facts))
     total = facts.get("memory_bytes")
     if total is not None and (not _is_int(total) or total < 0):
         raise SchemaError("topology memory_bytes %r is not a byte count (MemTotal in bytes, or null)" % (total,))
@@ -92,7 +95,22 @@ def read(facts, reader="the planner"):
     return Topology(
         cpus=cpus, nodes=_frozen(nodes), cores=_frozen(cores), cpu_numa=_frozen(cpu_numa), cpu_core=_frozen(cpu_core),
         gpus=gpus, nics=nics, memory_bytes=memory, memory_source=source, numa_first=len(packages) >= len(placed),
-        warnings=tuple(warnings))
+        warnings=tuple(warnings), vfs=vfs)
+
+
+def _vf_entries(facts):
+    """The VFs of the facts' ``sriov`` PFs as NIC entries (their first interface, if any, as the name)."""
+    out = []
+    for pf in _entries(facts, "sriov"):
+        vfs = pf.get("vfs")
+        if vfs is None:
+            continue
+        if not isinstance(vfs, list) or not all(isinstance(vf, dict) for vf in vfs):
+            raise SchemaError("topology sriov entry %s: vfs %r is not a list of dicts" % (pf.get("pf"), vfs))
+        for vf in vfs:
+            interfaces = vf.get("interfaces") or []
+            out.append(dict(vf, name=interfaces[0] if isinstance(interfaces, list) and interfaces else None))
+    return out
 
 
 def _frozen(mapping):

@@ -30,7 +30,9 @@ def build(topology):
     except schema.SchemaError as exc:
         raise LocalityError(str(exc), **exc.details) from exc
     node_cpus = {node_id: _cpulist.format(node.cpus) for node_id, node in facts.nodes.items()}
-    devices = [_entry(device, facts, node_cpus) for device in facts.gpus + facts.nics]
+    # SR-IOV VFs that are no interface here (vfio-pci, or in a pod's network namespace) are NICs too.
+    shown = set(nic.pci_address for nic in facts.nics)
+    devices = [_entry(device, facts, node_cpus) for device in facts.gpus + facts.nics + tuple(v for v in facts.vfs if v.pci_address not in shown)]
     devices.sort(key=lambda d: (d["kind"], d["pci_address"] or "", d["name"] or ""))
     unknown = [d["pci_address"] for d in devices if d["numa_node"] not in node_cpus]
     disagreeing = [d["pci_address"] for d in devices if d["disagreements"]]
