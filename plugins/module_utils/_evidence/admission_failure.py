@@ -11,7 +11,7 @@ all, exclusive (Guaranteed, whole CPUs), pinned to the node like the canary and 
 so the kubelet's topology manager (single-numa-node) rejects it with TopologyAffinityError.
 `observed(pods, events, window_s, waited_s, left)`: the failure grid's row: the pods the controller
 created in the window and how many failed, the first kubelet rejection (reason and message), the
-events by reason, the replacements (pods created after the first), and what was left after the
+events by reason (a kubelet rejection's only for a pod listed Failed), the replacements (pods created after the first), and what was left after the
 clean-up (``left``: ``Kind/name`` of each object still there; a row with something left says so).
 """
 
@@ -70,11 +70,13 @@ def _created(pod):
     return ((pod or {}).get("metadata") or {}).get("creationTimestamp") or ""
 
 
-def _events(events, names):
+def _events(events, phases):
+    """Events of the listed pods by (type, reason, message) with counts; a kubelet rejection's only for a pod listed Failed, so the events
+    and the pods agree when the events are read after the pods (the kubelet records the event before it sets the status)."""
     grouped = {}
     for event in events or []:
-        involved = event.get("involvedObject") or {}
-        if involved.get("name") not in names:
+        name = (event.get("involvedObject") or {}).get("name")
+        if name not in phases or event.get("reason") in canary.KUBELET_REASONS and phases[name] != "Failed":
             continue
         key = (event.get("type") or "", event.get("reason") or "", event.get("message") or "")
         grouped[key] = grouped.get(key, 0) + int(event.get("count") or 1)
@@ -94,10 +96,10 @@ def observed(pods, events=None, window_s=0, waited_s=0, left=None):
     rejection = None
     if first is not None:
         rejection = {"layer": "kubelet", "reason": first["status"]["reason"], "message": first["status"].get("message") or ""}
-    names = set((pod.get("metadata") or {}).get("name") for pod in pods)
+    phases = {(pod.get("metadata") or {}).get("name"): (pod.get("status") or {}).get("phase") for pod in pods}
     left = sorted(left or [])
     found = {"created": len(pods), "failed": len(failed), "replacements": max(0, len(pods) - 1), "rejection": rejection,
-             "window_s": window_s, "waited_s": waited_s, "pods": listed, "events": _events(events, names), "left": left}
+             "window_s": window_s, "waited_s": waited_s, "pods": listed, "events": _events(events, phases), "left": left}
     if rejection is None:
         said = "no pod was rejected by the kubelet in %s s (%d created, %d failed): the rejection was not observed" % (window_s, len(pods), len(failed))
     else:

@@ -55,7 +55,8 @@ def test_the_row_counts_the_controllers_replacements_the_rejection_and_the_event
             pod("probe-x-ccccc", "2026-12-05T12:00:00Z", "Failed", "TopologyAffinityError"),
             pod("probe-x-ddddd", "2026-12-05T12:00:02Z", "Pending")]
     events = [{"involvedObject": {"name": name}, "type": "Warning", "reason": "TopologyAffinityError", "message": REJECTED[len("Pod was rejected: "):]}
-              for name in ("probe-x-bbbbb", "probe-x-ccccc")] + [{"involvedObject": {"name": "other"}, "reason": "Pulled", "message": "x"}]
+              for name in ("probe-x-bbbbb", "probe-x-ccccc", "probe-x-ddddd")] + [{"involvedObject": {"name": "other"}, "reason": "Pulled", "message": "x"}]
+    # probe-x-ddddd's rejection came after the pods were listed (Pending): its event is not counted, so events and pods agree.
     found = admission_failure.observed(pods, events, 5, 5.2, [])
     assert (found["created"], found["failed"], found["replacements"], found["left"]) == (3, 2, 2, [])
     assert found["rejection"] == {"layer": "kubelet", "reason": "TopologyAffinityError", "message": REJECTED}
