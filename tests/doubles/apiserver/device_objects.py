@@ -10,6 +10,8 @@ What each object stands for, as the real components write it:
   k8snetworkplumbingwg/sriov-network-device-plugin deployments/sriovdp-daemonset.yaml;
 - a ConfigMap (core v1 ``data``: string to string), e.g. the SR-IOV plugin's ``sriovdp-config`` with
   ``config.json`` (deployments/configMap.yaml there);
+- a ResourceClaim (resource.k8s.io/v1: ``spec.devices.requests`` and, once allocated, ``status.allocation.devices.results``
+  [{request, driver, pool, device}]), as a user creates it and the scheduler allocates it;
 - a ResourceSlice (resource.k8s.io/v1 ResourceSliceSpec: ``driver``, ``pool`` {name, generation,
   resourceSliceCount}, ``nodeName``, ``devices`` [{name, attributes: {qualified name: {int|bool|string|version|ints: ...}}}]),
   as a DRA driver's kubelet plugin publishes it (k8s.io/api resource/v1 types.go);
@@ -53,6 +55,15 @@ def resource_slice(name, node, driver, devices, pool=None):
     return {"kind": "ResourceSlice", "apiVersion": "resource.k8s.io/v1", "metadata": {"name": name},
             "spec": {"driver": driver, "nodeName": node, "pool": {"name": pool or node, "generation": 1, "resourceSliceCount": 1},
                      "devices": [dict(d) for d in devices]}}
+
+
+def resource_claim(name, namespace, results):
+    """A resource.k8s.io/v1 ResourceClaim allocated to ``results`` [(request, driver, pool, device)], as the scheduler's
+    DRA plugin writes ``status.allocation.devices.results`` (k8s.io/api resource/v1 DeviceRequestAllocationResult)."""
+    requests = sorted(set(request for request, _driver, _pool, _device in results))
+    return {"kind": "ResourceClaim", "apiVersion": "resource.k8s.io/v1", "metadata": {"name": name, "namespace": namespace},
+            "spec": {"devices": {"requests": [{"name": r, "exactly": {"deviceClassName": "gpu.nvidia.com"}} for r in requests]}},
+            "status": {"allocation": {"devices": {"results": [{"request": r, "driver": d, "pool": p, "device": n} for r, d, p, n in results]}}}}
 
 
 def add_plugin(double, name, namespace, node, labels, containers, volumes=None, image_ids=None, template_containers=None):

@@ -58,6 +58,9 @@ RESOURCE_LISTS = {
     ],
     "resource.k8s.io/v1": [
         _resource("resourceslices", "resourceslice", False, "ResourceSlice", _RW),
+        # k8s.io/kubernetes pkg/registry/resource/resourceclaim: namespaced, with a status subresource.
+        _resource("resourceclaims", "resourceclaim", True, "ResourceClaim", _RW),
+        _resource("resourceclaims/status", "", True, "ResourceClaim", ["get", "patch", "update"]),
     ],
     # Node heartbeats and locks (leases.py).
     "coordination.k8s.io/v1": [

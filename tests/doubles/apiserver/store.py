@@ -42,6 +42,7 @@ RESOURCES = {
     "poddisruptionbudgets": ("policy", "v1", "PodDisruptionBudget", True),
     "configmaps": ("", "v1", "ConfigMap", True),
     "resourceslices": ("resource.k8s.io", "v1", "ResourceSlice", False),
+    "resourceclaims": ("resource.k8s.io", "v1", "ResourceClaim", True),
     "jobs": ("batch", "v1", "Job", True),
     "leases": ("coordination.k8s.io", "v1", "Lease", True),
     # Served only once a test installs its CRD (nodemaintenance.py).
