@@ -8,6 +8,7 @@ check itself is written by rehearsal_check through ``ansible`` too."""
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import subprocess
@@ -17,6 +18,7 @@ import pytest
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._rehearsal import workloads as rehearsal_workloads
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.journal import journal, transitions
 from ansible_collections.gpusmith.numa_gate.tests.unit import ansible_run
+from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._record import test_verdict as verdict_cases
 from ansible_collections.gpusmith.numa_gate.tests.unit.tree_state import snapshot
 
 STATE = "/var/lib/numa-gate"
@@ -28,8 +30,9 @@ OWNER = {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web-7c9f5d", "u
 
 
 def adhoc(tmp_path, module, args):
-    argv = [os.path.join(ansible_run.BIN, "ansible"), "localhost", "-i", "localhost,", "-c", "local", "-m", "gpusmith.numa_gate." + module,
-            "-a", json.dumps(args), "-e", "ansible_python_interpreter=%s" % ansible_run.PYTHON]
+    name = module if "." in module else "gpusmith.numa_gate." + module
+    argv = [os.path.join(ansible_run.BIN, "ansible"), "localhost", "-i", "localhost,", "-c", "local", "-m", name, "-a", json.dumps(args),
+            "-e", "ansible_python_interpreter=%s" % ansible_run.PYTHON]
     done = subprocess.run(argv, cwd=ansible_run.REPO, env=ansible_run.environment(tmp_path / "run"), capture_output=True, text=True,
                           timeout=120, check=False)
     return json.loads(done.stdout[done.stdout.index("{"):])["plays"][0]["tasks"][0]["hosts"]["localhost"]
@@ -130,3 +133,42 @@ def test_a_check_owned_by_another_user_is_refused_naming_its_owner(tmp_path, roo
     os.chown(str(root / KEPT), 65534, 65534)
     assert refused(tmp_path, root) == [
         REFUSED + "state file %s/transitions/%s/rehearsal.json is owned by uid 65534, not by uid 0 that runs this module" % (STATE, ROLLBACK)]
+
+
+def verdict(tmp_path, evidence):
+    """The acceptance_verdict filter through the real ``ansible`` on ``evidence`` (written to a file, read with the file lookup)."""
+    path = tmp_path / "evidence.json"
+    path.write_text(json.dumps(evidence), encoding="utf-8")
+    return adhoc(tmp_path, "ansible.builtin.debug", {"msg": "{{ lookup('ansible.builtin.file', '%s') | from_json "
+                                                            "| gpusmith.numa_gate.acceptance_verdict }}" % path})
+
+
+FILTER = "Task failed: Finalization of task args for 'ansible.builtin.debug' failed: Error while resolving value for 'msg': The filter plugin " \
+         "'gpusmith.numa_gate.acceptance_verdict' failed: acceptance_verdict: "
+
+
+def test_a_held_comparison_passed_as_a_value_adopts_only_from_its_own_windows(tmp_path):
+    evidence = verdict_cases.evidence(tmp_path)
+    measured = verdict(tmp_path, evidence)
+    assert [r for r in measured["msg"]["reasons"] if r["criterion"] == "service"] == [{"criterion": "service", "effect": "adopt", "message": (
+        "service objectives held (3 baseline and 3 canary repetitions): p95 ttft <= 0.5 s: canary held: worst repetition 0.496032 "
+        "(median 0.477273)")}]
+    stated = dict(evidence, service_objectives={key: evidence["service_objectives"][key] for key in ("state", "reasons", "repetitions")})
+    assert verdict(tmp_path, stated)["msg"] == FILTER + (
+        "service_objectives states held, but carries no runs or objectives (observations.runs, observations.objectives): a comparison's "
+        "state is recomputed from its windows and objectives, never taken as stated")
+    tampered = copy.deepcopy(evidence)
+    tampered["service_objectives"]["observations"]["objectives"][0]["at_most"] = 0.01
+    assert verdict(tmp_path, tampered)["msg"] == FILTER + (
+        "service_objectives states held (p95 ttft <= 0.5 s: canary held: worst repetition 0.496032 (median 0.477273)), but its windows "
+        "and objectives give not held (p95 ttft <= 0.01 s: canary did not hold: worst repetition 0.496032 (median 0.477273)): a "
+        "comparison's state is recomputed from its observations")
+
+
+def test_a_stated_rehearsal_is_refused_by_the_verdict(tmp_path):
+    evidence = verdict_cases.evidence(tmp_path)
+    evidence["rollback"]["check"] = {"reconciled": True}
+    assert verdict(tmp_path, evidence)["msg"] == FILTER + (
+        "rollback states rehearsed, but its check is not believed: its observations are missing: observed_at, workloads, pod_resources, "
+        "came_back, missing (a check's states are recomputed from what it observed, never taken as stated): a rehearsal's state is "
+        "recomputed from its observations, not stated")

@@ -40,6 +40,8 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.compo
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import inputs as shapes
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.errors import RecordError
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._rehearsal import evidence as _rehearsal
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison import compare as _compare
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.errors import ServiceComparisonError as _ServiceComparisonError
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._stack import support as _support
 
 GATES = ("always", "canary", "topology")
@@ -190,6 +192,10 @@ def _service_reasons(service):
     counts = service.get("repetitions") or {}
     runs = " (%s baseline and %s canary repetitions)" % (counts.get("baseline"), counts.get("canary")) if counts else ""
     if service["state"] == "held":
+        try:
+            _compare.recompute(service)
+        except _ServiceComparisonError as exc:
+            raise RecordError("service_objectives %s" % exc)
         return [_reason("service", "adopt", "service objectives held%s: %s" % (runs, said))]
     if service["state"] == "not held":
         return [_reason("service", "defer", "service objectives did not hold%s: %s" % (runs, said))]

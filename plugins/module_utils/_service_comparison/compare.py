@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Baseline against canary under the same load: comparability first, then the table and the objectives (pure).
 
-Public: `compare`, `client_summary`, `metric_outcome`, `STATES`, `METRIC_STATES`.
+Public: `compare`, `recompute`, `client_summary`, `metric_outcome`, `STATES`, `METRIC_STATES`.
 
 ``runs``: every window in the order it ran, each ``{"side": baseline | canary, "window"
 (`service_window.scrape_window` or `service_query.query_window`), "identity" ({"images": {container:
@@ -162,12 +162,17 @@ def metric_outcome(key, entry, objectives, checked):
 
 
 def compare(runs, objectives, settings=None):
-    """{"state", "reasons", "refusals", "warnings", "repetitions", "warmups_excluded", "table", "objectives", "runs"}."""
+    """{"state", "reasons", "refusals", "warnings", "repetitions", "warmups_excluded", "table", "objectives", "runs", "observations"}.
+
+    ``observations``: the windows, objectives and settings as given, so whoever reads the result (the record's verdict)
+    computes its state again rather than taking it as stated.
+    """
+    observations = {"runs": runs, "objectives": objectives, "settings": settings}
     settings = _settings(settings)
     objectives = [objectives_.validate(objective, index) for index, objective in enumerate(service_inputs.check_objectives(objectives))]
     measured, warmups = _number_runs(service_inputs.check_runs(runs))
     found = checks.comparability(measured, settings)
-    result = {"refusals": found["refusals"], "warnings": found["warnings"], "warmups_excluded": warmups,
+    result = {"refusals": found["refusals"], "warnings": found["warnings"], "warmups_excluded": warmups, "observations": observations,
               "repetitions": {side: sum(1 for run in measured if run["side"] == side) for side in SIDES},
               "runs": [{"side": run["side"], "number": run["number"], "start": run["window"]["start"], "end": run["window"]["end"],
                         "source": run["window"].get("source"), "load": run.get("load"), "identity": run.get("identity"),
@@ -190,3 +195,25 @@ def compare(runs, objectives, settings=None):
     else:
         state, reasons = "held", ["%s: %s" % (entry["objective"], entry["detail"]) for entry in checked]
     return dict(result, state=state, reasons=reasons, table=table, objectives=checked)
+
+
+def recompute(result):
+    """``result`` (a comparison stated held) when its own ``observations`` give it again; else ServiceComparisonError naming why.
+
+    A comparison handed over as a value (``{state: held}``) adopts nothing by itself: its windows and objectives are compared
+    again and the state and reasons must be the ones it states.
+    """
+    observations = result.get("observations")
+    absent = [key for key in ("runs", "objectives") if not isinstance(observations, dict) or not observations.get(key)]
+    if absent:
+        raise ServiceComparisonError("states held, but carries no %s (observations.%s): a comparison's state is recomputed from its "
+                                     "windows and objectives, never taken as stated" % (" or ".join(absent), ", observations.".join(absent)))
+    try:
+        again = compare(observations["runs"], observations["objectives"], observations.get("settings"))
+    except ServiceComparisonError as exc:
+        raise ServiceComparisonError("states held, but its observations are no comparison: %s" % exc)
+    if (again["state"], again["reasons"]) != (result.get("state"), result.get("reasons")):
+        raise ServiceComparisonError("states %s (%s), but its windows and objectives give %s (%s): a comparison's state is recomputed "
+                                     "from its observations" % (result.get("state"), "; ".join(result.get("reasons") or []) or "no reasons",
+                                                                again["state"], "; ".join(again["reasons"])))
+    return result

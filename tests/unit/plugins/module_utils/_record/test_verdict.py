@@ -179,6 +179,28 @@ def test_a_typed_in_service_objective_is_refused(tmp_path, typed, shape):
                                  "got %s: service objectives are measured, not stated (a typed-in {held: ...} is not evidence)" % shape)
 
 
+def test_a_held_comparison_adopts_only_when_its_own_windows_give_it(tmp_path):
+    held = service(0.5)
+    assert held["observations"]["objectives"] == [{"metric": "ttft", "quantile": 0.95, "at_most": 0.5}]
+    stated = {key: held[key] for key in ("state", "reasons", "repetitions")}
+    with pytest.raises(RecordError) as caught:
+        verdict.decide(evidence(tmp_path, service_objectives=stated))
+    assert str(caught.value) == ("service_objectives states held, but carries no runs or objectives (observations.runs, observations.objectives): "
+                                 "a comparison's state is recomputed from its windows and objectives, never taken as stated")
+    flipped = dict(service(0.01), state="held")
+    with pytest.raises(RecordError) as caught:
+        verdict.decide(evidence(tmp_path, service_objectives=flipped))
+    assert str(caught.value) == (
+        "service_objectives states held (p95 ttft <= 0.01 s: canary did not hold: worst repetition 0.496032 (median 0.477273)), but its "
+        "windows and objectives give not held (p95 ttft <= 0.01 s: canary did not hold: worst repetition 0.496032 (median 0.477273)): a "
+        "comparison's state is recomputed from its observations")
+    broken = dict(held, observations=dict(held["observations"], runs=[{"side": "baseline"}]))
+    with pytest.raises(RecordError) as caught:
+        verdict.decide(evidence(tmp_path, service_objectives=broken))
+    assert str(caught.value) == ("service_objectives states held, but its observations are no comparison: runs[0] must be a mapping with side "
+                                 "(baseline or canary) and window, got {'side': 'baseline'}")
+
+
 def test_no_service_objectives_measured_restricts(tmp_path):
     result = verdict.decide(evidence(tmp_path, service_objectives=None))
     assert result["verdict"] == "restrict"
