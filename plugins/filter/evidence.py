@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._device_path import dra_claims
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.podresources import allocations
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import compose
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import metrics
@@ -14,12 +15,14 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan import lo
 from ansible_collections.gpusmith.numa_gate.plugins.plugin_utils.filters import adapt
 
 
-def pod_allocations(pods, scope, topology, allocatable_cpus=None):
-    """PodResources pods reconciled by scope (never double-counted), devices mapped through the topology's oracle."""
-    def run(pods, scope, topology, allocatable_cpus):
+def pod_allocations(pods, scope, topology, allocatable_cpus=None, resource_claims=None, resource_slices=None, node=None):
+    """PodResources pods reconciled by scope (never double-counted), devices mapped through the topology's oracle; with
+    ``resource_claims`` (and ``resource_slices``, ``node``) each DRA device is joined to its claim and slice."""
+    def run(pods, scope, topology, allocatable_cpus, resource_claims, resource_slices, node):
         online = schema.kubelet_node(topology)["online_cpus"]
-        return allocations.reconcile_allocations(pods, scope, online, allocatable_cpus, locality.build(topology))
-    return adapt("pod_allocations", run, pods, scope, topology, allocatable_cpus)
+        dra = None if resource_claims is None else dra_claims.prepare(resource_claims, resource_slices or [], node)
+        return allocations.reconcile_allocations(pods, scope, online, allocatable_cpus, locality.build(topology), dra)
+    return adapt("pod_allocations", run, pods, scope, topology, allocatable_cpus, resource_claims, resource_slices, node)
 
 
 def placement_findings(allocation, placed, container_ids, topology, min_local_fraction=reconcile.DEFAULT_MIN_LOCAL_FRACTION):

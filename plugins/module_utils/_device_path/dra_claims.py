@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """A pod's DRA devices joined to their ResourceClaim's allocation and their ResourceSlice device, and judged (pure).
 
-Public: `join`, `findings`, `advertised_twice`.
+Public: `prepare`, `join`, `findings`, `pod_findings`, `advertised_twice`.
 
 The kubelet's PodResources lists, per container, ``dynamic_resources[]`` (``claim_name``, ``claim_namespace``,
 ``claim_resources[]``: ``driver_name``, ``pool_name``, ``device_name``): "The driver name/pool name/device name
@@ -21,6 +21,8 @@ attribute is unknown), and with the host's node for the same device (facts) when
 
 from __future__ import annotations
 
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import cpulist as _cpulist
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._device_path import resource_slices
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._device_path.common import DevicePathError, finding
 
 
@@ -34,6 +36,15 @@ def _claims_by_name(claims):
             raise DevicePathError("resourceclaims[%d] must be a ResourceClaim with metadata.name and metadata.namespace (strings)" % index)
         out["%s/%s" % (meta["namespace"], meta["name"])] = claim
     return out
+
+
+def prepare(claims, slices, node):
+    """{"claims", "slice_devices", "node"} for `join` from the ResourceClaims and ResourceSlices read from the API (their items) and
+    the node's name; each is checked first, a wrong shape refused naming it."""
+    if not isinstance(node, str) or not node:
+        raise DevicePathError("the node's name must be a non-empty string to join DRA devices to its ResourceSlices, got %r" % (node,))
+    _claims_by_name(claims)
+    return {"claims": claims, "slice_devices": resource_slices.devices(slices, node), "node": node}
 
 
 def _results(claim, label):
@@ -147,3 +158,23 @@ def advertised_twice(plugin_devices, slice_devices, where):
             out.append(finding("device_advertised_twice", "disagree", subject, message, "one mechanism", "device plugin and DRA",
                                {"expected": "ResourceSlices", "observed": where}))
     return out
+
+
+def pod_findings(label, out, oracle, dra, make):
+    """`findings` for each container of one reconciled pod (``out``: its ``pod_cpus``, ``memory``, ``devices``) against the NUMA nodes
+    of its CPUs (through the oracle) and memory, and `advertised_twice` for a device it got both from a device plugin and through a
+    claim (made with ``make(pod, container, check, result, message, expected=, observed=)``); none without ``dra``."""
+    if dra is None:
+        return []
+    cpus = set(_cpulist.parse(out["pod_cpus"] or ""))
+    cpu_nodes = sorted(int(node) for node, entry in ((oracle or {}).get("by_numa_node") or {}).items()
+                       if cpus & set(_cpulist.parse(entry["cpus"] or "")))
+    memory_nodes = sorted(set(n for block in out["memory"].values() for n in block["numa_nodes"]))
+    found, plugin, claimed = [], [], []
+    for name, entries in sorted(out["devices"].items()):
+        found.extend(findings(label, name, entries, cpu_nodes or None, memory_nodes or None, dra.get("node")))
+        plugin.extend(e for e in entries if "claim" not in e)
+        claimed.extend(e["device"] for e in entries if e.get("device"))
+    for twice in advertised_twice(plugin, claimed, "pod %s: PodResources devices and dynamic_resources" % label):
+        found.append(make(label, None, twice["check"], twice["result"], twice["message"], expected=twice["expected"], observed=twice["observed"]))
+    return found

@@ -47,6 +47,7 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.compo
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.composition import metrics
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.composition import rollback
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.composition import service_objectives
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.composition import transport
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.composition import versions
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.nodefs import EvidenceError
 
@@ -109,6 +110,9 @@ SOURCES = (
     Source("device_path", "API: the device plugin's pod and ConfigMap, the DRA driver's ResourceSlices, the SR-IOV config, the Node's "
            "allocatable; PodResources GetAllocatableResources for the advertised NUMA", "device_path_info", ("device_path",),
            device_path.compose, criteria=("device_path", "change"), record="key", gate="always", shape=device_path.SHAPE),
+    Source("transport", "node: the main container's process environ (three keys); API: its spec's env; the facts' GPU-NIC links",
+           "transport_info", ("transport_task", "canary", "pod_resources", "topology", "transport_required"), transport.compose,
+           criteria=("transport",), record="key", gate="canary", shape=transport.SHAPE, reasons=transport.reasons, title="Transport"),
 )
 
 

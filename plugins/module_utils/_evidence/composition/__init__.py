@@ -16,5 +16,6 @@ Import the submodules explicitly; this file holds only this map.
 - ``rollback``: The ``rollback`` source: whether a rollback of this node was rehearsed (pure).
 - ``service_objectives``: The ``service_objectives`` source: baseline against canary under the same load, measured (pure).
 - ``task_result``: A task's registered result as the compositions read it (pure).
+- ``transport``: The ``transport`` source: the NIC the canary's main container selects, against its GPUs' nearest NIC and NUMA node (pure).
 - ``versions``: The ``versions`` source: what the Node object's ``status.nodeInfo`` says the node runs (pure).
 """

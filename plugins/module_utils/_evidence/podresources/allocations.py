@@ -109,28 +109,9 @@ def _one(pod, scope, oracle, dra=None):
         out.update(pod_cpus=union, shared_cpus=None, shared_pool="node",
                    memory=_memory_totals([m for c in pod["containers"] for m in c["memory"]]))
     out["devices"] = {c["name"]: _devices.map_container_devices(c, oracle, dra) for c in pod["containers"] if c["devices"] or c["dynamic_resources"]}
-    findings.extend(_device_findings(label, out, oracle, dra))
+    findings.extend(_dra.pod_findings(label, out, oracle, dra, _finding))
     out["findings"] = findings
     return out
-
-
-def _device_findings(label, out, oracle, dra):
-    """The DRA joins' findings (`dra_claims.findings`) against the NUMA nodes of the pod's CPUs and memory, and a device the pod got
-    both from a device plugin and through a claim (`dra_claims.advertised_twice`); none without ``dra``."""
-    if dra is None:
-        return []
-    cpus = set(_cpulist.parse(out["pod_cpus"] or ""))
-    cpu_nodes = sorted(int(node) for node, entry in ((oracle or {}).get("by_numa_node") or {}).items()
-                       if cpus & set(_cpulist.parse(entry["cpus"] or "")))
-    memory_nodes = sorted(set(n for block in out["memory"].values() for n in block["numa_nodes"]))
-    found, plugin, claimed = [], [], []
-    for name, entries in sorted(out["devices"].items()):
-        found.extend(_dra.findings(label, name, entries, cpu_nodes or None, memory_nodes or None, dra.get("node")))
-        plugin.extend(e for e in entries if "claim" not in e)
-        claimed.extend(e["device"] for e in entries if e.get("device"))
-    for twice in _dra.advertised_twice(plugin, claimed, "pod %s: PodResources devices and dynamic_resources" % label):
-        found.append(_finding(label, None, twice["check"], twice["result"], twice["message"], expected=twice["expected"], observed=twice["observed"]))
-    return found
 
 
 def reconcile_allocations(pods, scope, online_cpus, allocatable_cpus=None, oracle=None, dra=None):
