@@ -128,6 +128,13 @@ options:
           - V(true) makes that refusal a warning.
         type: bool
         default: false
+      runtime_versions:
+        description:
+          - The node's container runtime and runc versions as its binaries print them (M(gpusmith.numa_gate.transition_journal)'s
+            RV(gpusmith.numa_gate.transition_journal#module:runtime_versions)), recorded in RV(device_access) beside the plugin's
+            settings. Recorded, not judged; no plugin document ties device access to a version.
+        type: dict
+        default: {}
 attributes:
   check_mode:
     support: full
@@ -300,12 +307,14 @@ extended_resources:
 device_access:
   description:
     - With O(admission), the node's GPU device plugin as judged under the target (C(plugin), C(settings), C(safe) true, false or
-      null when there is nothing to judge, C(why)), and the node's C(container_runtime) version.
+      null when there is nothing to judge, C(why)), the node's C(container_runtime) version as the API reports it, and
+      C(runtime_versions) as the node's binaries print them (O(admission.runtime_versions)).
   returned: O(state=drainable) with O(admission), unless a staying pod refused it
   type: dict
   sample: {plugin: "gpu-operator/nvidia-device-plugin-daemonset-7x2kq (container nvidia-device-plugin)",
            settings: {pass_device_specs: "true", device_list_strategy: envvar, privileged: true, config_file: null},
-           safe: true, why: PASS_DEVICE_SPECS is true (PASS_DEVICE_SPECS) on a privileged container, container_runtime: containerd://2.1.4}
+           safe: true, why: PASS_DEVICE_SPECS is true (PASS_DEVICE_SPECS) on a privileged container, container_runtime: containerd://2.1.4,
+           runtime_versions: {containerd: 2.1.4, cri-o: null, runc: 1.3.0}}
 failed_before:
   description: With O(admission), the uids of the node's pods that had already failed before the stop.
   returned: O(state=drainable) with O(admission)

@@ -105,6 +105,13 @@ options:
   target_in_place:
     description: With O(decide), whether the node's files hold the target already (nothing to render, no checkpoint the target would refuse).
     type: bool
+  runtime_versions:
+    description:
+      - With O(decide), also read the node's container runtime and runc versions (C(containerd --version), C(crio --version),
+        C(runc --version) of the binaries on the node's PATH), record them in the C(decide) event and return them
+        (RV(runtime_versions)); the GPU device access preflight records them beside the device plugin's settings.
+    type: bool
+    default: false
 extends_documentation_fragment:
   - gpusmith.numa_gate.node_state
 attributes:
@@ -153,6 +160,13 @@ resume:
       C(skip_kubelet), C(reasons).
   returned: with O(decide)
   type: dict
+runtime_versions:
+  description:
+    - With O(runtime_versions), the version each binary printed, C(containerd), C(cri-o) and C(runc); None where the binary is
+      not on the node, C(unknown (...)) naming what it said where it runs but prints no version.
+  returned: with O(runtime_versions)
+  type: dict
+  sample: {containerd: 2.1.4, cri-o: null, runc: 1.3.0}
 record:
   description:
     - With O(report), the transition's record as M(gpusmith.numa_gate.transition_info) returns it (RV(gpusmith.numa_gate.transition_info#module:record)).
@@ -175,6 +189,7 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import er
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_files import confine
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.journal import journal, transitions
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import record_read, resume
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.node import runtime_versions
 
 
 def _need(params, *names):
@@ -233,7 +248,7 @@ def _check_decide(params):
         raise _errors.NumaGateError("action=open with decide needs %s; nothing was changed" % " and ".join(missing))
 
 
-def _decide(module, resumed, path, notes):
+def _decide(module, resumed, path, notes, versions):
     """The resume plan from the journal as it was opened, and the decide event (unless the journal says the transition ended)."""
     params = module.params
     entries = journal.read(path)[0] if resumed else []
@@ -243,6 +258,8 @@ def _decide(module, resumed, path, notes):
     if not module.check_mode:
         details = dict(params["decide"], resumed=resumed, unschedulable_before=plan["unschedulable_before"], cordons=plan["cordons"],
                        skipped=plan["reasons"])
+        if versions is not None:
+            details["runtime_versions"] = versions
         confine.require_private(params["root"], params["state_dir"], path)
         journal.append(path, "decide", "finished", outcome="changed", changed=details, notes=notes)
     return plan, True
@@ -266,7 +283,9 @@ def run(module):
     path = os.path.join(folder, journal.JOURNAL)
     extra = {}
     if params["decide"] is not None:
-        extra["resume"], decided = _decide(module, resumed, path, notes)
+        if params["runtime_versions"]:
+            extra["runtime_versions"] = runtime_versions.read(module.get_bin_path, module.run_command)
+        extra["resume"], decided = _decide(module, resumed, path, notes, extra.get("runtime_versions"))
         changed = changed or decided
     if action == "record":
         _record(module, folder, path, notes)
@@ -310,6 +329,7 @@ def main():
             target_in_place=dict(type="bool"),
             report=dict(type="bool", default=False),
             node=dict(type="str"),
+            runtime_versions=dict(type="bool", default=False),
         ),
         supports_check_mode=True,
     )

@@ -136,6 +136,10 @@ def test_a_device_plugin_without_cpu_manager_compatibility_refuses_and_the_overr
 def test_the_gpu_operators_plugin_passes(double, tmp_path):
     _state_dir, extra = enabling(double, tmp_path)
     plugin(double, env=[{"name": "PASS_DEVICE_SPECS", "value": "true"}, {"name": "DEVICE_LIST_STRATEGY", "value": "envvar"}], privileged=True)
+    # The versions the open step's module run read on the node (transition_journal runtime_versions) go into the preflight's record.
+    versions = {"containerd": "2.1.4", "cri-o": None, "runc": "1.3.0"}
+    extra["__kubelet_transition_journal"] = dict(extra["__kubelet_transition_journal"], runtime_versions=versions)
     rc, results = play(tmp_path, extra)
     assert rc == 0
     assert json.dumps(results[TASK]["device_access"]["why"]) == '"PASS_DEVICE_SPECS is true (PASS_DEVICE_SPECS) on a privileged container"'
+    assert results[TASK]["device_access"]["runtime_versions"] == versions

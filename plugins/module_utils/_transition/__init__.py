@@ -6,7 +6,7 @@ Import the submodules explicitly; this file holds only this map.
 
 - ``api/``: The transition's API side (controller): the maintenance lock, the drain's dry run, cordon, drain, budgets, readiness and /configz.
 - ``journal/``: The transition's journal on the node: which transition is open, its steps' events, fsynced.
-- ``node/``: The transition's node side: the kubelet's systemd service, checkpoint removal.
+- ``node/``: The transition's node side: the kubelet's systemd service, checkpoint removal, the runtime's versions.
 - ``decision``: Whether a node is already at its transition's target, why not, and whether this run may go on: one function.
 - ``record``: A node's transition record: its steps with their times, and each file it touched, before and after.
 - ``record_read``: A node's transition record read from its journal and backups, on the node (read-only).

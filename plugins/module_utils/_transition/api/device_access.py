@@ -80,15 +80,18 @@ def settings(container):
             "privileged": bool(security.get("privileged")), "config_file": config_file}
 
 
-def judge(pods, node, config, override=False):
+def judge(pods, node, config, override=False, runtime_versions=None):
     """Whether GPU containers keep device access under ``config`` (the target KubeletConfiguration) on ``node``.
 
-    Returns ``{plugin, settings, safe, why, container_runtime}``; raises `DeviceAccessError` naming the setting to change
-    unless ``override``. Nothing to judge (``safe`` None) when the target's CPU manager is not static, or the node has
+    Returns ``{plugin, settings, safe, why, container_runtime, runtime_versions}`` (``runtime_versions``: the node's binaries'
+    own, read on the node (node/runtime_versions.py), recorded as given: no plugin document ties the verdict to a version);
+    raises `DeviceAccessError` naming the setting to change unless ``override``. Nothing to judge (``safe`` None) when the
+    target's CPU manager is not static, or the node has
     neither a device plugin pod nor any ``nvidia.com/gpu`` allocatable.
     """
     runtime = ((node.get("status") or {}).get("nodeInfo") or {}).get("containerRuntimeVersion")
-    found = {"plugin": None, "settings": None, "safe": None, "why": None, "container_runtime": runtime}
+    found = {"plugin": None, "settings": None, "safe": None, "why": None, "container_runtime": runtime,
+             "runtime_versions": runtime_versions or {}}
     if config.get("cpuManagerPolicy", "none") != "static":
         return found
     plugin = next(((p, c) for p in sorted(pods, key=filters.pod_name) for c in [_plugin_container(p)] if c is not None), None)

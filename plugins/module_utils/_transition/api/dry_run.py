@@ -81,7 +81,8 @@ def _admission(api, node, pods, selection, admission, found):
         raise DryRunError("the pods that stay on %s through the restart would not all be admitted under the target policy: %s; %s; %s"
                           % (node, "; ".join(predicted["refusals"]), staying.REFUSAL_HINT, NOTHING), refusals=predicted["refusals"], budgets=[], **found)
     try:
-        found["device_access"] = device_access.judge(pods, node_object, config, override=bool(admission.get("device_access_override")))
+        found["device_access"] = device_access.judge(pods, node_object, config, override=bool(admission.get("device_access_override")),
+                                                     runtime_versions=admission.get("runtime_versions"))
     except device_access.DeviceAccessError as exc:
         found["device_access"] = exc.details
         raise DryRunError("%s; %s" % (exc, NOTHING), refusals=[str(exc)], budgets=[], **found) from exc

@@ -37,6 +37,7 @@ KUBE_NODE = {
         "numa_nodes": {"type": "list", "elements": "dict", "required": True},
         "allow": {"type": "list", "elements": "str", "default": []},
         "device_access_override": {"type": "bool", "default": False},
+        "runtime_versions": {"type": "dict", "default": {}},
     }},
     **step_journal.CONTROLLER_ARGUMENT_SPEC,
 }

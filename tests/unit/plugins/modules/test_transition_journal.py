@@ -6,16 +6,20 @@ as it was. FIFOs are real (os.mkfifo) and every call that could block on one run
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import time
+
+import shutil
 
 import pytest
 
 from ansible.module_utils.testing import patch_module_args
 
 from ansible_collections.gpusmith.numa_gate.plugins.modules import transition_journal
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.node import runtime_versions
 from ansible_collections.gpusmith.numa_gate.tests.unit.tree_state import bounded, snapshot
 
 STATE = "var/lib/numa-gate"
@@ -271,6 +275,23 @@ def test_open_with_decide_records_the_intent_and_returns_the_plan(capsys, tmp_pa
     assert (again["changed"], again["resumed"], again["transition"]["id"]) == (True, True, T1)
     assert (again["resume"]["unschedulable_before"], again["resume"]["cordoned"]) == (False, True)
     assert lines_of(journal_of(tmp_path))[-1]["changed"]["unschedulable_before"] is False
+
+
+def test_open_with_decide_reads_and_records_the_nodes_runtime_versions(capsys, tmp_path):
+    result = run(capsys, root=str(tmp_path), action="open", target="enable", new_id=T1, decide=DECIDE, unschedulable_now=False,
+                 target_in_place=False, runtime_versions=True)
+
+    def version_line(argv):
+        done = subprocess.run(argv, capture_output=True, text=True, check=False, timeout=30)
+        return done.returncode, done.stdout, done.stderr
+
+    # This machine's own binaries, read the same way, and the runc of this machine named exactly where it has one.
+    expected = runtime_versions.read(shutil.which, version_line)
+    assert result["runtime_versions"] == expected
+    if shutil.which("runc"):
+        assert expected["runc"] == version_line(["runc", "--version"])[1].split()[2]
+    (decided,) = lines_of(journal_of(tmp_path))
+    assert decided["changed"] == dict(DECIDE, resumed=False, unschedulable_before=False, cordons=True, skipped=[], runtime_versions=expected)
 
 
 def test_open_of_an_ended_transition_records_no_decision(capsys, tmp_path):

@@ -27,11 +27,14 @@ def plugin_pod(container, name="nvidia-device-plugin-daemonset-7x2kq"):
 
 
 def test_the_gpu_operators_plugin_is_safe_by_pass_device_specs_on_a_privileged_container():
-    found = device_access.judge([plugin_pod(OPERATOR)], NODE, STATIC)
+    # The node's binaries' versions are recorded as given, beside the API's containerRuntimeVersion; they change no verdict.
+    versions = {"containerd": "2.1.4", "cri-o": None, "runc": "1.3.0"}
+    found = device_access.judge([plugin_pod(OPERATOR)], NODE, STATIC, runtime_versions=versions)
     assert found == {"plugin": "gpu-operator/nvidia-device-plugin-daemonset-7x2kq (container nvidia-device-plugin)",
                      "settings": {"pass_device_specs": "true", "device_list_strategy": "envvar", "privileged": True, "config_file": None},
                      "safe": True, "why": "PASS_DEVICE_SPECS is true (PASS_DEVICE_SPECS) on a privileged container",
-                     "container_runtime": "containerd://2.1.4"}
+                     "container_runtime": "containerd://2.1.4", "runtime_versions": versions}
+    assert device_access.judge([plugin_pod(OPERATOR)], NODE, STATIC) == dict(found, runtime_versions={})
 
 
 def test_a_cdi_strategy_is_safe_whatever_pass_device_specs_says():
@@ -80,7 +83,8 @@ def test_gpus_without_a_plugin_pod_are_unknown_and_no_gpus_no_plugin_is_nothing_
         "enabling the static CPU manager: gpu-1 has nvidia.com/gpu but no pod of the NVIDIA device plugin (an image .../k8s-device-plugin or a "
         "container nvidia-device-plugin*): how it hands out GPUs cannot be told; " + FIX)
     plain = {"metadata": {"name": "cpu-1"}, "status": {"allocatable": {"cpu": "8"}}}
-    assert device_access.judge([], plain, STATIC) == {"plugin": None, "settings": None, "safe": None, "why": None, "container_runtime": None}
+    assert device_access.judge([], plain, STATIC) == {"plugin": None, "settings": None, "safe": None, "why": None, "container_runtime": None,
+                                                      "runtime_versions": {}}
     # A plugin that has not registered since the kubelet's start leaves 0 allocatable: no GPU a container could lose.
     none_left = {"metadata": {"name": "gpu-2"}, "status": {"allocatable": {"nvidia.com/gpu": "0"}}}
     assert device_access.judge([], none_left, STATIC)["safe"] is None
