@@ -90,7 +90,7 @@ def test_check_mode_reads_the_files_and_the_node_sends_nothing_and_composes_one_
     assert found["rollback"] == rollback_task["rollback"] == {
         "schema_version": 1, "node": "gpu-1", "state": "not rehearsed", "rehearsed": False, "enable": None, "rollback": None,
         "re_enable": None, "check": None, "missing": [], "problems": [], "transitions": [], "notes": []}
-    assert sorted(found) == sorted(("versions", "baseline_config", "target_config", "allocations", "findings", "canary", "memory", "configuration",
-                                    "metrics", "effect", "service_objectives", "rollback", "device_path"))
+    assert sorted(found) == sorted(("versions", "baseline_config", "target_config", "allocations", "findings", "canary", "memory", "admission_failure",
+                                    "configuration", "metrics", "effect", "service_objectives", "rollback", "device_path"))
     assert found["memory"] is None  # no canary pod (check mode): no second placement reading
     assert found["effect"] is None  # no canary pod (check mode): nothing to ask whether the feature took effect

@@ -30,6 +30,7 @@ COVERED_BY = {
     "_device_path/pods.py": "module_utils/_device_path/test_compare.py",
     "_device_path/resource_slices.py": "module_utils/_device_path/test_compare.py",
     "_device_path/sriov.py": "module_utils/_device_path/test_read_parts.py",
+    "_evidence/composition/admission_failure.py": "module_utils/_evidence/test_admission_failure_record.py",
     "_evidence/composition/allocations.py": "module_utils/_evidence/test_sources_table.py",
     "_evidence/composition/canary.py": "module_utils/_evidence/test_sources_table.py",
     "_evidence/composition/configuration.py": "module_utils/_evidence/test_sources_table.py",

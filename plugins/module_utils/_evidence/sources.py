@@ -36,6 +36,7 @@ The order is the order of the record's inputs; the verdict's reasons follow the 
 
 from __future__ import annotations
 
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.composition import admission_failure
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.composition import allocations
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.composition import canary
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.composition import configuration
@@ -90,6 +91,9 @@ SOURCES = (
     Source("memory", "node: the canary's container cgroups' memory.numa_stat and numa_maps, after admission and again after the warm-up "
            "or the load", "placement_info (twice)", ("placement", "placement_after", "canary"), memory.compose, record="key", shape=memory.SHAPE,
            title="Memory over time"),
+    Source("admission_failure", "API: a Deployment one CPU over the plan's largest single-NUMA pod, its pods and events in a bounded window, "
+           "then what was left", "the canary role (canary_admission_failure)", ("canary",), admission_failure.compose, record="key",
+           shape=admission_failure.SHAPE, title="Admission failure: the owning controller's answer"),
     Source("configuration", "API: the node's Ready condition, the kubelet's healthz and /configz", "kubelet_verify", ("kubelet_verify",),
            configuration.compose, criteria=("configuration",), record="attestation", gate="canary", shape=configuration.SHAPE),
     Source("metrics", "metrics: the kubelet's /metrics through the API server's node proxy, before and after the canary",

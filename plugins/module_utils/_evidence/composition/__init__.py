@@ -4,6 +4,7 @@
 
 Import the submodules explicitly; this file holds only this map.
 
+- ``admission_failure``: The ``admission_failure`` source: the owning controller's answer to an admission failure, as the record's section (pure).
 - ``allocations``: The ``allocations`` source: the kubelet's allocations from PodResources, reconciled by scope (pure).
 - ``canary``: The ``canary`` source: the allocation canary's pod and its admission (pure).
 - ``configuration``: The ``configuration`` source: the kubelet Ready, healthy and running the planned settings (/configz) (pure).
