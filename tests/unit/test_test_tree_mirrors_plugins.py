@@ -43,6 +43,7 @@ COVERED_BY = {
     "_evidence/composition/rollback.py": "module_utils/_evidence/test_sources_table.py",
     "_evidence/composition/service_objectives.py": "module_utils/_evidence/test_sources_table.py",
     "_evidence/composition/task_result.py": "module_utils/_evidence/test_sources_table.py",
+    "_evidence/composition/transport.py": "module_utils/_evidence/test_compose_transport.py",
     "_evidence/composition/versions.py": "module_utils/_evidence/test_sources_table.py",
     "_evidence/inputs.py": "module_utils/_evidence/podresources/test_client.py",
     "_evidence/measures.py": "module_utils/_evidence/placement/test_read_measurements.py",

@@ -23,13 +23,15 @@ with its UUID, PCI address and NUMA node. The advertised side is:
 Rules: a device advertised with no NUMA node is ``unknown``, never agreement; a NUMA node that differs
 from the host's is ``disagree`` naming the device, the advertised and the host's node; a device the
 host's facts do not list is ``unknown``; a plugin whose advertised NUMA nodes were not read is
-``unknown`` (the API alone cannot show them). Equal values are ``agree``.
+``unknown`` (the API alone cannot show them). Equal values are ``agree``. A device a device plugin lists that a
+ResourceSlice also lists (same UUID or PCI function) is ``device_advertised_twice`` (`dra_claims.advertised_twice`).
 """
 
 from __future__ import annotations
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._device_path import amd_plugin
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._device_path import devices as _devices
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._device_path import dra_claims
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._device_path.common import DevicePathError, finding
 
 # NVIDIA's plugin names: nvidia.com/gpu, nvidia.com/gpu.shared (time-slicing renameByDefault), nvidia.com/mig-<profile>
@@ -235,6 +237,16 @@ def _gpu_path(oracle, parts):
                     "a device plugin or a DRA driver", None, {"expected": _HOST, "observed": "the plugin pods and ResourceSlices read"})]
 
 
+def _twice(oracle, allocatable, slice_devices):
+    """A device the kubelet's device plugins list (GetAllocatableResources) that a ResourceSlice of the node also lists (`dra_claims`)."""
+    groups = allocatable.get("devices") if isinstance(allocatable, dict) else None
+    if not slice_devices or not isinstance(groups, list):
+        return []
+    plugin = [_devices.map_device(g["resource_name"], str(i), oracle) for g in groups if isinstance(g, dict) and isinstance(g.get("resource_name"), str)
+              for i in g.get("device_ids") or []]
+    return dra_claims.advertised_twice(plugin, slice_devices, "PodResources GetAllocatableResources and this node's ResourceSlices")
+
+
 def compare(oracle, parts, allocatable=None):
     """{"findings", "versions", "summary"}: every finding of the device path (see the module docstring).
 
@@ -254,6 +266,7 @@ def compare(oracle, parts, allocatable=None):
     for part in parts.get("dra_kubelet_plugin") or []:
         found += part.get("findings") or []
     found += dra_numa(oracle, parts.get("slice_devices") or [])
+    found += _twice(oracle, allocatable, parts.get("slice_devices") or [])
     for part in parts.get("sriov_device_plugin") or []:
         found += part.get("findings") or []
         if part.get("resources"):

@@ -79,6 +79,9 @@ def test_the_device_path_of_a_node_is_every_must_show_finding_exactly(double, ku
         ("device_numa", "agree", "nvidia.com/gpu device " + C.GPU1["uuid"]),
         ("dra_device_numa", "disagree", "gpu.nvidia.com device gpu-1/gpu-0"),
         ("dra_device_numa", "agree", "gpu.nvidia.com device gpu-1/gpu-1"),
+        # both GPUs are in the plugin's allocatable and in the DRA driver's slice: two mechanisms for one device (issue 27)
+        ("device_advertised_twice", "disagree", "gpu.nvidia.com/gpu-1/gpu-0"),
+        ("device_advertised_twice", "disagree", "gpu.nvidia.com/gpu-1/gpu-1"),
         ("nic_topology_advertised", "disagree", "sriov resource nvidia.com/mlnx_sriov_rdma"),
         ("nic_resource_advertised", "agree", "sriov resource nvidia.com/mlnx_sriov_rdma"),
         ("device_numa", "unknown", "nvidia.com/mlnx_sriov_rdma device 0000:ca:00.2")]
@@ -93,7 +96,11 @@ def test_the_device_path_of_a_node_is_every_must_show_finding_exactly(double, ku
         "sriov resource nvidia.com/mlnx_sriov_rdma (ConfigMap kube-system/sriovdp-config key config.json): excludeTopology is true, so the "
         "plugin advertises its devices with no NUMA node: the kubelet's Topology Manager cannot align them with the pod's CPUs and memory")
     assert result["versions"] == {"gpu_device_plugin": "v0.18.0", "dra_kubelet_plugin": "v25.12.0", "sriov_device_plugin": "v3.9.0"}
-    assert result["summary"] == {"agree": 4, "disagree": 2, "unknown": 2}
+    assert by_subject["gpu.nvidia.com/gpu-1/gpu-0"] == (
+        "gpu.nvidia.com/gpu-1/gpu-0 (ResourceSlice %s) and device plugin resource nvidia.com/gpu device %s are the same device (UUID %s): "
+        "one device advertised by two mechanisms at once (PodResources GetAllocatableResources and this node's ResourceSlices)"
+        % (SLICE, C.GPU0["uuid"], C.GPU0["uuid"]))
+    assert result["summary"] == {"agree": 4, "disagree": 4, "unknown": 2}
     assert [d["slice"] for d in result["slice_devices"]] == [SLICE, SLICE]
     assert result["plugins"]["gpu_device_plugin"][0]["settings"]["pass_device_specs"] == {"value": True, "source": "env PASS_DEVICE_SPECS=true"}
     assert result["plugins"]["sriov_device_plugin"][0]["advertised"] == {"nvidia.com/mlnx_sriov_rdma": {"capacity": "4", "allocatable": "4"}}
@@ -156,7 +163,9 @@ def test_an_amd_node_reads_amds_plugin_and_dra_driver_against_the_mi300x_facts(d
         ("device_numa_unaligned", "disagree", "amd.com/gpu device 0000:e5:00.0"),
         ("dra_device_numa", "unknown", "gpu.amd.com device mi300x-1/gpu-33-160")] + [
         ("dra_device_published", "unknown", "gpu (%s, %s)" % (gpu["uuid"], gpu["pci_address"]))
-        for gpu in C.mi300x_facts(tmp_path / "again")["gpus"] if gpu["pci_address"] != "0000:85:00.0"]
+        for gpu in C.mi300x_facts(tmp_path / "again")["gpus"] if gpu["pci_address"] != "0000:85:00.0"] + [
+        # 0000:85:00.0 is in the plugin's allocatable and in the DRA driver's slice (by PCI address: AMD's UUIDs are its own)
+        ("device_advertised_twice", "disagree", "gpu.amd.com/mi300x-1/gpu-33-160")]
     shown = result["plugins"]["gpu_device_plugin"][0]
     assert (shown["vendor"], shown["container"], shown["version"], shown["privileged"]) == ("amd", "amdgpu-dp-cntr-health", "1.31.0.9", True)
     assert shown["settings"] == {"resource_naming_strategy": {"value": "single", "source": "default"}, "pulse": {"value": 10, "source": "flag -pulse=10"}}
