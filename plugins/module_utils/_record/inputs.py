@@ -104,7 +104,9 @@ _LOCALITY = S.Fields("a locality oracle (locality_oracle)", {"devices": S.ListOf
     "observations": S.ListOf(_RECORD_OBSERVATION), "disagreements": S.ListOf(S.STR)}))}, {"warnings": S.Nullable(S.ListOf(S.STR))})
 _CANARY = S.Fields("the record's canary", {"pod": S.Nullable(S.STR), "scope": S.Nullable(S.STR), "cpus": S.Nullable(S.STR),
                                            "exclusive": S.MapOf(S.STR), "shared_cpus": S.Nullable(S.STR), "shared_containers": S.ListOf(S.STR),
-                                           "devices": S.ListOf(S.STR)}, {"admission": S.Nullable(ADMISSION), "memory_nodes": S.ANY})
+                                           "devices": S.ListOf(S.STR)}, {"admission": S.Nullable(ADMISSION), "memory_nodes": S.ANY,
+                                                                         "workload": S.Nullable(S.STR), "pods": S.Nullable(S.ListOf(_canary.SUBJECT)),
+                                                                         "diff": S.Nullable(S.ListOf(S.STR))})
 _RESERVATION = S.Fields("the record's reservation", {}, {"reserved": S.Nullable(S.MAPPING), "reasons": S.Nullable(S.ListOf(S.STR)),
                                                          "warnings": S.Nullable(S.ListOf(S.STR)), "allocatable": S.ANY})
 _RECORD_PLACEMENT = S.Fields("the record's placement", {"findings": S.ListOf(_evidence.FINDING)}, {"summary": S.ANY})

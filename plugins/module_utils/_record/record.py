@@ -141,6 +141,8 @@ def _canary(inputs):
         return None
     out = {"pod": canary.get("pod") or (pod or {}).get("pod"), "admission": canary.get("admission"), "scope": None, "cpus": None,
            "exclusive": {}, "shared_cpus": None, "shared_containers": [], "devices": [], "memory_nodes": canary.get("memory_nodes")}
+    if canary.get("workload"):  # a workload through its controller: its pods, their controller and GPU requests, the reviewed diff
+        out.update(workload=canary["workload"], pods=list(canary.get("pods") or []), diff=list(canary.get("diff") or []))
     if pod is not None:
         cpus = pod["pod_cpus"] if pod["pod_cpus"] is not None else _cpulist.union(*pod["exclusive"].values())
         out.update(scope=pod["scope"], cpus=cpus, exclusive=dict(pod["exclusive"]),

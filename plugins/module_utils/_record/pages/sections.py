@@ -118,6 +118,12 @@ def _canary(record):
             ["devices", ", ".join(canary["devices"]) or "none"], ["admitted", _T(admission.get("admitted"))]]
     rows += [["admission failure", "%s layer, %s: %s" % (_T(f.get("layer")), _T(f.get("reason")), _T(f.get("message")))]
              for f in admission.get("failures") or []]
+    if canary.get("workload"):
+        rows.append(["workload", _T(canary["workload"])])
+        rows += [["pod %s" % _T(p.get("pod")), "controller %s, node %s, uid %s, GPU requested %s" % (
+            _T(p.get("controller")), _T(p.get("node")), _T(p.get("uid")),
+            ", ".join("%s: %s" % (_T(k), _T(v)) for k, v in sorted((p.get("gpu_requests") or {}).items())) or "none")] for p in canary.get("pods") or []]
+        rows += [["manifest diff", _T(line)] for line in canary.get("diff") or []]
     return ["item", "value"], rows
 
 
