@@ -6,6 +6,7 @@ the garbage collector, and .spec.resources dropped on create when the PodLevelRe
 
 import json
 import re
+import time
 
 import pytest
 
@@ -122,3 +123,28 @@ def test_a_pod_no_node_takes_stays_pending_with_the_schedulers_event(api, kubect
         "FailedScheduling", "Warning", {"component": "default-scheduler"}, pod["metadata"]["name"], message)
     got = kubectl("get", "events", "-o", "json")
     assert [e["reason"] for e in json.loads(got.stdout)["items"]] == ["FailedScheduling"]
+
+
+def test_a_pod_the_kubelet_rejected_is_replaced_by_its_replicaset_and_kept(api, kubectl, tmp_path):
+    """replica_set.go manageReplicas counts only active pods (controller_utils.go FilterActivePods): a Failed pod gets a replacement
+    at once and stays (kubernetes#84869); on a node a kubelet stand-in registered, the new pod is bound and left Pending for it."""
+    api.add_node("n1", labels={"kubernetes.io/hostname": "n1"})
+    node = api.store.get("nodes", "", "n1")
+    node["metadata"]["annotations"] = {workloads.STANDIN: "true"}
+    api.store.update("nodes", node, check_version=False)
+    template = dict(TEMPLATE, spec=dict(TEMPLATE["spec"], nodeSelector={"kubernetes.io/hostname": "n1"}, containers=[
+        {"name": "main", "image": "cuda-smoke:1", "resources": {"requests": {"cpu": "2", "memory": "2Gi"}, "limits": {"cpu": "2", "memory": "2Gi"}}}]))
+    done = _apply(kubectl, tmp_path, manifest("Deployment", "probe", 1, template))
+    assert done.returncode == 0, done.stderr
+    assert jobs.sleep_until(lambda: len(_pods(api)) == 1)
+    [first] = _pods(api)
+    assert (first["spec"]["nodeName"], first["status"]["phase"], [c["type"] for c in first["status"]["conditions"]]) == ("n1", "Pending", ["PodScheduled"])
+    # What the kubelet's rejectPod writes (the stand-in's status patch): phase Failed, its reason and message.
+    first["status"] = {"phase": "Failed", "reason": "TopologyAffinityError", "message": "Pod was rejected: x", "qosClass": "Guaranteed"}
+    api.store.update("pods", first, check_version=False)
+    assert jobs.sleep_until(lambda: len(_pods(api)) == 2)
+    time.sleep(0.5)  # the controller has seen its own create: still one replacement for one failed pod, no more
+    [second] = [p for p in _pods(api) if p["metadata"]["uid"] != first["metadata"]["uid"]]
+    listed = kubectl("get", "pods", "-o", "jsonpath={range .items[*]}{.metadata.name} {.status.phase}{\"\\n\"}{end}")
+    assert sorted(listed.stdout.splitlines()) == sorted(["%s Failed" % first["metadata"]["name"], "%s Pending" % second["metadata"]["name"]])
+    assert second["metadata"]["generateName"] == first["metadata"]["generateName"] == "probe-%s-" % workloads.template_hash(template)
