@@ -118,6 +118,10 @@ ansible_facts:
           C(memory_partition) from sysfs, its C(partitions) (KFD nodes), C(links) to CPU nodes and GPUs from KFD C(io_links), the
           C(driver) (C(version) from C(/sys/module/amdgpu/version), else C(in_kernel) with version null), and C(tool), what C(amd-smi)
           or C(rocm-smi) said) and C(findings), each a disagreement between sources, also in C(warnings).
+        - An NVIDIA GPU has C(mig_devices), its MIG devices from C(nvidia-smi -L) (C(uuid), C(profile), C(index), C(gpu_instance),
+          C(compute_instance)), null when that list could not be read.
+        - C(sriov) lists each SR-IOV physical function (C(pf), C(driver), C(interfaces), C(numvfs), C(totalvfs)) with its C(vfs) from
+          its C(virtfn) links (C(pci_address), C(driver) such as C(vfio-pci), C(interfaces), C(numa_node), C(local_cpus)).
       returned: success
       type: dict
       sample:
@@ -136,7 +140,7 @@ ansible_facts:
           - {index: 0, uuid: GPU-f2c38e61-1c95-2e97-c47e-1090719df202, pci_address: "0000:00:06.0",
              name: NVIDIA H200, vendor: nvidia, source: nvidia-smi, numa_node: 0, numa_source: nvidia-smi,
              sysfs_numa_node: null, local_cpus: "0-15",
-             vendor_affinity: {source: nvidia-smi, numa_node: 0, cpus: "0-15"}}
+             vendor_affinity: {source: nvidia-smi, numa_node: 0, cpus: "0-15"}, mig_devices: []}
           - {index: 1, uuid: 19ff740f-0000-1000-8001-ead3a2ecd4a6, pci_address: "0000:63:00.0", name: AMD Instinct MI210, vendor: amd,
              source: sysfs, numa_node: 0, numa_source: sysfs, sysfs_numa_node: 0, local_cpus: "0-63",
              vendor_affinity: {source: amd-smi, numa_node: 0, cpus: "0-63"},
@@ -153,6 +157,10 @@ ansible_facts:
           - {name: eth0, pci_address: "0000:00:03.0", driver: virtio-pci, numa_node: 0,
              numa_source: single-node, sysfs_numa_node: null, local_cpus: "0-15",
              rdma_devices: [], virtual_function: false}
+        sriov:
+          - {pf: "0000:3b:00.0", driver: mlx5_core, interfaces: [ens1f0], numvfs: 1, totalvfs: 8,
+             vfs: [{index: 0, pci_address: "0000:3b:00.2", driver: vfio-pci, interfaces: [], numa_node: 1, numa_source: sysfs,
+                    sysfs_numa_node: 1, local_cpus: "8-15"}]}
         warnings: ["gpu 0000:00:06.0: sysfs numa_node is -1, which means unknown (not node 0): ..."]
 kubelet_unit:
   description:
