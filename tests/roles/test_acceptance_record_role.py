@@ -42,7 +42,7 @@ def test_topology_only_then_idempotent(tmp_path):
 def test_adopt_then_a_driver_change_reads_revalidate(tmp_path):
     facts = ri.h200_facts()
     inputs = ri.full_inputs(str(tmp_path / "tree"), facts)
-    keys = ("allocations", "findings", "canary", "metrics", "effect", "slack", "configuration", "service_objectives", "rollback")
+    keys = ("allocations", "findings", "canary", "metrics", "effect", "configuration", "service_objectives", "rollback")  # slack: measured only
     evidence = {key: inputs[key] for key in keys}
     # The facts of this play have no UUID for the GPU (sysfs only): map the canary's device by PCI address instead.
     for devices in evidence["allocations"]["pods"][0]["devices"].values():

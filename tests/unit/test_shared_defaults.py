@@ -65,4 +65,4 @@ def test_the_api_request_timeout_is_one_constant():
             seen.append(name)
             assert spec["request_timeout"] is connection_spec.REQUEST_TIMEOUT_SPEC, name
     assert seen == ["canary_wait", "device_path_info", "kube_node", "kubelet_metrics_info", "kubelet_verify", "rehearsal_workloads", "service_load",
-                    "stack_info", "transition_lock"]
+                    "service_window", "stack_info", "transition_lock"]

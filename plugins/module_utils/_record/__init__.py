@@ -10,5 +10,6 @@ Import the submodules explicitly; this file holds only this map.
 - ``errors``: The record step's one error.
 - ``inputs``: The shapes of what the record step is given: its inputs, the verdict's evidence, a record handed to the renderers.
 - ``record``: The acceptance record of one node (devices, locality, configuration, allocations, placement), assembled from the evidence (pure).
+- ``service_slack``: The record's reservation slack, from the workload's CPU use measured in the service windows (pure).
 - ``verdict``: The verdict of one node by the collection's decision criteria (pure).
 """

@@ -57,12 +57,17 @@ def _side(settings, side):
     given = settings.get(side)
     where = "service_comparison_%s" % side
     if not isinstance(given, dict):
-        raise _E("%s must be a mapping (target_url, metrics_url or prometheus_url, identity), got %r" % (where, given))
+        raise _E("%s must be a mapping (target_url, metrics_url, metrics_port with pods or prometheus_url, identity), got %r" % (where, given))
     if not isinstance(given.get("target_url"), str) or not given["target_url"]:
         raise _E("%s.target_url must be the URL the load generator drives (a string), got %r" % (where, given.get("target_url")))
-    if bool(given.get("metrics_url")) == bool(given.get("prometheus_url")):
-        raise _E("%s needs exactly one of metrics_url (two scrapes of the service) and prometheus_url (a query), got %s"
-                 % (where, ", ".join(sorted(key for key in ("metrics_url", "prometheus_url") if given.get(key))) or "neither"))
+    # The pods' metrics port (metrics_port with pods) reads the workload's own pods through the API's pod proxy.
+    reads = [key for key in ("metrics_url", "prometheus_url", "metrics_port") if given.get(key)]
+    if len(reads) != 1:
+        raise _E("%s needs exactly one of metrics_url (two scrapes of the service), metrics_port (with pods: two reads of the workload's "
+                 "pods through the API's pod proxy) and prometheus_url (a query), got %s" % (where, ", ".join(sorted(reads)) or "neither"))
+    if given.get("metrics_port") and not given.get("pods"):
+        raise _E("%s.metrics_port needs pods (the workload's pods, {pod: <namespace>/<name>, uid}): the pod proxy reads pods, not a URL"
+                 % where)
     return given
 
 
@@ -257,7 +262,8 @@ def record(done, comparison):
 
     Each: window, side, repetition, number, target_url, argv or manifest, start and end (the measured part: the window's first and
     last read), load_start, load_end, exit_status, outcome, stopped, result_file, load, source, identity, client (the load
-    generator's result, kept apart), warmup (the same for the warmup, or None).
+    generator's result, kept apart), pods (the workload's pods read through the pod proxy, or None), cpu (each container cgroup's
+    usage samples at the window's start and end, or None), warmup (the same for the warmup, or None).
     """
     measured = {(run["side"], run["number"]): run for run in comparison.get("runs") or []}
     counts, runs = {side: 0 for side in SIDES}, []
@@ -267,7 +273,7 @@ def record(done, comparison):
         kept = measured.get((entry["side"], counts[entry["side"]]), {})
         run = {"window": entry["window"], "side": entry["side"], "repetition": entry["repetition"], "number": counts[entry["side"]],
                "target_url": entry.get("target_url"), "load": entry.get("load"), "identity": entry.get("identity"),
-               "source": item["window"].get("source"), "client": kept.get("client")}
+               "source": item["window"].get("source"), "client": kept.get("client"), "pods": item["window"].get("pods"), "cpu": item.get("cpu")}
         run.update(_ran(entry["measure"], item["load"], item["window"]))
         run["warmup"] = _ran(entry["warmup"], item.get("warmup_load") or {}, item.get("warmup_window")) if entry.get("warmup") else None
         runs.append(run)

@@ -82,11 +82,15 @@ def test_a_job_per_run_named_and_labelled_after_it():
     ({"load": {"side": "a"}}, "service_comparison_load key 'side' cannot be a placeholder: keys are names of letters, digits and '_', none of "
                               "target_url, side, repetition, window, phase, result_file"),
     ({"baseline": {"target_url": "http://b", "metrics_url": "http://b/metrics", "prometheus_url": "http://p"}},
-     "service_comparison_baseline needs exactly one of metrics_url (two scrapes of the service) and prometheus_url (a query), got "
-     "metrics_url, prometheus_url"),
+     "service_comparison_baseline needs exactly one of metrics_url (two scrapes of the service), metrics_port (with pods: two reads of the "
+     "workload's pods through the API's pod proxy) and prometheus_url (a query), got metrics_url, prometheus_url"),
+    ({"baseline": {"target_url": "http://b", "metrics_port": 8000}},
+     "service_comparison_baseline.metrics_port needs pods (the workload's pods, {pod: <namespace>/<name>, uid}): the pod proxy reads pods, "
+     "not a URL"),
     ({"canary": {"metrics_url": "http://c/metrics"}}, "service_comparison_canary.target_url must be the URL the load generator drives (a string), "
                                                       "got None"),
-    ({"canary": None}, "service_comparison_canary must be a mapping (target_url, metrics_url or prometheus_url, identity), got None"),
+    ({"canary": None}, "service_comparison_canary must be a mapping (target_url, metrics_url, metrics_port with pods or prometheus_url, identity), "
+                       "got None"),
     ({"command": [], "job": dict(JOB, kind="Pod")}, "service_comparison_job must be a batch/v1 Job, got apiVersion 'batch/v1' kind 'Pod'"),
     ({"command": [], "job": dict(JOB, metadata={"name": "b" * 60})},
      "service_comparison_job.metadata.name '%s' gives the Job name '%s-baseline-1': a Job's name must be a DNS label (lower case letters, "
@@ -128,7 +132,7 @@ def test_the_record_joins_what_ran_with_the_comparison():
     assert first == {
         "window": 1, "side": "baseline", "repetition": 1, "number": 1, "target_url": "http://********@10.0.0.5:8000",
         "load": {"request_rate": 4.0, "max_concurrency": 16, "burstiness": 0.5}, "identity": IDENTITY, "source": "scrape",
-        "client": {"completed": 240},
+        "client": {"completed": 240}, "pods": None, "cpu": None,
         "argv": ["vllm", "bench", "serve", "--base-url", "http://********@10.0.0.5:8000", "--request-rate", "4", "--max-concurrency", "16",
                  "--seed", "1", "--save-result", "--result-filename", "/var/tmp/bench/01-baseline-1-measure.json"],
         "start": 1100.0, "end": 1160.0, "load_start": 1101.0, "load_end": 1159.0, "exit_status": 0, "outcome": "exit status 0",
