@@ -116,7 +116,7 @@ SOURCES = (
            device_path.compose, criteria=("device_path", "change"), record="key", gate="always", shape=device_path.SHAPE),
     Source("transport", "node: the main container's process environ (three keys); API: its spec's env; the facts' GPU-NIC links",
            "transport_info", ("transport_task", "canary", "pod_resources", "topology", "transport_required"), transport.compose,
-           criteria=("transport",), record="key", gate="canary", shape=transport.SHAPE, reasons=transport.reasons, title="Transport"),
+           criteria=("transport",), record="key", gate="canary", shape=transport.SHAPE, title="Transport"),
 )
 
 

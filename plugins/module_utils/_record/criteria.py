@@ -37,6 +37,7 @@ from __future__ import annotations
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import sources as _sources
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.composition import effect as _effect
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.composition import transport as _transport
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import inputs as shapes
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.errors import RecordError
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._rehearsal import evidence as _rehearsal
@@ -338,6 +339,7 @@ TABLE = (
     Criterion("monitoring", "canary", ("metrics",), _monitoring_reasons),
     Criterion("service", "canary", ("service_objectives",), _service_reasons),
     Criterion("rollback", "canary", ("rollback",), _rollback_reasons),
+    Criterion("transport", "canary", ("transport",), _transport.reasons),
     Criterion("scope", "always", ("policy",), _scope_reasons),
     Criterion("change", "always", ("versions", "devices", "device_path", "accepted", "policy"), _change_reasons),
 )

@@ -83,7 +83,7 @@ CASES = [
      "acceptance_record: acceptance record: host must be the inventory host name (a non-empty string), got 5"),
     ("inputs a string", lambda: record.acceptance_record(FACTS, "h", "x"),
      "acceptance_record: acceptance record: inputs must be a mapping of versions, plan, baseline_config, target_config, allocations, findings, "
-     "canary, memory, admission_failure, configuration, metrics, effect, service_objectives, rollback, device_path, slack, policy, previous, "
+     "canary, memory, admission_failure, configuration, metrics, effect, service_objectives, rollback, device_path, transport, slack, policy, previous, "
      "observed, driver_read, node_name, generated_at, got str"),
     ("an allocation pod without its name", lambda: record.acceptance_record(FACTS, "h", {"allocations": ALLOCATIONS}),
      "acceptance_record: inputs.allocations.pods[0] has no pod: one pod of pod_allocations has exclusive, pod, pod_cpus, scope, "

@@ -67,7 +67,7 @@ def test_verdict_filter():
 @pytest.mark.parametrize("name, args, message", [
     ("acceptance_record", ({"schema_version": 1}, "n", {"nope": 1}),
      "acceptance_record: acceptance record: unknown inputs nope (known: versions, plan, baseline_config, target_config, allocations, findings, "
-     "canary, memory, admission_failure, configuration, metrics, effect, service_objectives, rollback, device_path, slack, policy, previous, "
+     "canary, memory, admission_failure, configuration, metrics, effect, service_objectives, rollback, device_path, transport, slack, policy, previous, "
      "observed, driver_read, node_name, generated_at)"),
     ("acceptance_verdict", ({}, {"allow": 1}),
      "acceptance_verdict: policy has unknown keys allow (known: unsupported, supported, restrict_to, revalidated, support_table, support)"),

@@ -104,11 +104,12 @@ def test_nothing_read_is_none_and_a_canary_without_uid_has_no_findings():
         "versions": {}, "baseline_config": None, "target_config": None, "allocations": None, "findings": [],
         "canary": {"pod": ri.CANARY, "admission": {"admitted": False, "failures": []}}, "memory": None,
         "configuration": {"verified": False, "message": ""},
-        "metrics": None, "effect": None, "service_objectives": None, "rollback": None, "device_path": None}
+        "metrics": None, "effect": None, "service_objectives": None, "rollback": None, "device_path": None, "admission_failure": None,
+        "transport": None}
     assert compose.compose({}) == {
         "versions": {}, "baseline_config": None, "target_config": None, "allocations": None, "findings": [], "canary": None, "memory": None,
         "configuration": {"verified": False, "message": ""}, "metrics": None, "effect": None, "service_objectives": None, "rollback": None,
-        "device_path": None}
+        "device_path": None, "admission_failure": None, "transport": None}
 
 
 @pytest.mark.parametrize("result, expected", [

@@ -35,7 +35,7 @@ def test_the_rows_and_their_gates():
     assert [(row.name, row.gate) for row in criteria.TABLE] == [
         ("versions", "always"), ("support", "always"), ("locality", "always"), ("device_path", "always"), ("evidence", "topology"),
         ("placement", "canary"), ("admission", "canary"), ("effect", "canary"), ("configuration", "canary"), ("monitoring", "canary"), ("service", "canary"),
-        ("rollback", "canary"), ("scope", "always"), ("change", "always")]
+        ("rollback", "canary"), ("transport", "canary"), ("scope", "always"), ("change", "always")]
     assert len(set(row.name for row in criteria.TABLE)) == len(criteria.TABLE)
     assert all(set(verdict.CRITERIA[name]) <= set(sources.by_name(name).criteria) for name in verdict.CRITERIA)
 
@@ -93,7 +93,7 @@ def test_a_source_bringing_its_own_criterion_is_a_row_at_the_end_of_its_gates_fi
     always = sources.Source("power", "node", "command", ("power_read",), lambda reads: None, gate="always", reasons=own)
     names = [row.name for row in criteria.rows(sources.SOURCES + (canary, always))]
     assert names == ["versions", "support", "locality", "device_path", "power", "evidence", "placement", "admission", "effect", "configuration",
-                     "monitoring", "service", "rollback", "thermal", "scope", "change"]
+                     "monitoring", "service", "rollback", "transport", "thermal", "scope", "change"]
 
 
 def test_every_source_carries_its_shape_in_its_row():

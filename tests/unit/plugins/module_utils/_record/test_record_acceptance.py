@@ -14,9 +14,10 @@ from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._rec
 def test_full_record_on_the_h200(tmp_path):
     facts = ri.h200_facts()
     built = record.build(facts, "h200-vm", ri.full_inputs(str(tmp_path), facts))
-    assert sorted(built) == ["allocations", "attestations", "canary", "config_diff", "cpu_roles", "device_path", "devices", "effect", "generated_at", "host",
+    assert sorted(built) == ["admission_failure", "allocations", "attestations", "canary", "config_diff", "cpu_roles", "device_path", "devices", "effect",
+                             "generated_at", "host",
                              "locality", "memory", "metrics", "mode", "node", "observed", "placement", "reservation", "schema_version", "slack", "topology",
-                             "verdict", "versions", "warnings"]
+                             "transport", "verdict", "versions", "warnings"]
     assert (built["schema_version"], built["host"], built["mode"], built["generated_at"]) == (1, "h200-vm", "full", "2026-12-01T09:00:00Z")
     assert built["versions"] == {"kubelet": "v1.37.1", "kernel": "6.18.44-vm", "driver": "580.82.07", "node_image": "debian-12-gpu-20261101"}
     assert built["devices"]["gpus"] == [{"index": 0, "vendor": "nvidia", "uuid": ri.GPU_UUID, "pci_address": "0000:00:06.0", "name": "NVIDIA H200",

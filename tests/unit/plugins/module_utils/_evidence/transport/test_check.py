@@ -148,8 +148,10 @@ def test_other_variables_are_never_shown(facts):
     """A real process's environment, read and checked: only the three names appear anywhere in the result."""
     gpus, nics = facts
     env = {"NCCL_IB_HCA": "=mlx5_3", "AWS_SECRET_ACCESS_KEY": "hunter2", "PATH": os.environ.get("PATH", "")}
-    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"], env=env)
+    # the child says when it runs: before its exec, /proc/<pid>/environ would still be this process's
+    proc = subprocess.Popen([sys.executable, "-c", "import time; print('up', flush=True); time.sleep(30)"], env=env, stdout=subprocess.PIPE)
     try:
+        assert proc.stdout.readline() == b"up\n"
         read = environ.read_keys("/", proc.pid, KEYS)
     finally:
         proc.kill()

@@ -16,7 +16,9 @@ KEYS = ("UCX_NET_DEVICES", "NCCL_IB_HCA", "NCCL_SOCKET_IFNAME")
 def child():
     """A real process with the transport variables and a secret beside them."""
     env = {"UCX_NET_DEVICES": "mlx5_0:1", "NCCL_IB_HCA": "=mlx5_2", "SECRET_TOKEN": "do-not-print-me", "PATH": os.environ.get("PATH", "")}
-    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"], env=env)
+    # the child says when it runs: before its exec, /proc/<pid>/environ would still be this process's
+    proc = subprocess.Popen([sys.executable, "-c", "import time; print('up', flush=True); time.sleep(30)"], env=env, stdout=subprocess.PIPE)
+    assert proc.stdout.readline() == b"up\n"
     yield proc
     proc.kill()
     proc.wait()

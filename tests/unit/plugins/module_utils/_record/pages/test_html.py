@@ -127,7 +127,8 @@ def test_page_is_self_contained(tmp_path):
         "acceptance-grid", "verdict-reasons", "drawing", "versions", "device-identities", "numa-nodes", "locality-oracle", "cpu-roles", "planned-reservation",
         "config-diff-from-the-baseline", "canary", "reconciled-allocations", "placement-evidence", "device-path", "kubelet-metrics", "service-comparison",
         "service-metric-ttft-vllm-time-to-first-token-seconds", "service-drawing", "service-metric-itl-vllm-inter-token-latency-seconds",
-        "service-drawing", "service-runs", "reservation-slack", "memory-over-time", "feature-in-effect", "attestations", "warnings"]
+        "service-drawing", "service-runs", "reservation-slack", "memory-over-time", "admission-failure-the-owning-controller-s-answer",
+        "feature-in-effect", "transport", "attestations", "warnings"]
 
 
 def test_markdown_exact_head_and_table(tmp_path):
