@@ -78,9 +78,11 @@ def test_check_mode_reads_the_files_and_the_node_sends_nothing_and_composes_one_
     assert [by_name[name].get("skipped") for name in (
         "Read the canary's cgroups, thread masks and resident pages", "Read the kubelet's allocations (PodResources)",
         "Read the device path (device plugin, DRA slices, SR-IOV) and compare it with the host",
-        "Scrape the kubelet's metrics after the canary, with rates", "Remove the canary")] == [True] * 5
+        "Read the transport variables of the canary's main container process",
+        "Scrape the kubelet's metrics after the canary, with rates", "Remove the canary")] == [True] * 6
     assert {key: found[key] for key in ("allocations", "findings", "service_objectives", "device_path")} == {
         "allocations": None, "findings": [], "service_objectives": None, "device_path": None}
+    assert found["transport"] is None  # no canary pod: transport_info did not run
     # The scrape before the canary failed the same way (no kubelet behind the proxy): kept with its message, never silence.
     assert found["metrics"] == {"samples": [], "error": "the scrape before the canary failed: error trying to reach service: "
                                                         "dial tcp 127.0.0.1:10250: [Errno 111] Connection refused"}
@@ -91,6 +93,6 @@ def test_check_mode_reads_the_files_and_the_node_sends_nothing_and_composes_one_
         "schema_version": 1, "node": "gpu-1", "state": "not rehearsed", "rehearsed": False, "enable": None, "rollback": None,
         "re_enable": None, "check": None, "missing": [], "problems": [], "transitions": [], "notes": []}
     assert sorted(found) == sorted(("versions", "baseline_config", "target_config", "allocations", "findings", "canary", "memory", "admission_failure",
-                                    "configuration", "metrics", "effect", "service_objectives", "rollback", "device_path"))
+                                    "configuration", "metrics", "effect", "service_objectives", "rollback", "device_path", "transport"))
     assert found["memory"] is None  # no canary pod (check mode): no second placement reading
     assert found["effect"] is None  # no canary pod (check mode): nothing to ask whether the feature took effect
