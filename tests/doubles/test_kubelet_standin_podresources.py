@@ -9,6 +9,7 @@ pod's shared pool 6-7 and report nothing of their own. plugins/module_utils/_evi
 reads it over gRPC on <root-dir>/pod-resources/kubelet.sock, and _evidence.podresources.allocations reconciles it.
 """
 
+import json
 import os
 import time
 
@@ -100,4 +101,55 @@ def test_more_than_the_burst_is_rejected_by_the_rate_limit(machine, api):
         assert set(answers) == {"OK", "RESOURCE_EXHAUSTED: rejected by rate limit"}
     finally:
         channel.close()
+        kubelet.stop()
+
+
+# MIG devices as NVIDIA's plugin names them (the 2x A100-SXM4-80GB nvidia-smi -L capture of the facts' tests), both on GPU 1 (node 1).
+MIGS = ["MIG-d5a46a2e-1d77-575d-99e3-1f96c8555a2e", "MIG-b8479d6e-d08f-5a92-9a24-0946db72b2a0"]
+
+
+def test_mig_devices_and_dra_claims_are_reported_and_join_the_host(machine, api):
+    from apiserver import device_objects  # pylint: disable=import-outside-toplevel
+    from ansible_collections.gpusmith.numa_gate.plugins.module_utils._device_path import dra_claims  # pylint: disable=import-outside-toplevel
+    from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan import locality  # pylint: disable=import-outside-toplevel
+    kubelet = Running(machine, CONFIG, "--api-server", api.url, "--admit-api-pods", "--bind-pods", "--device-plugins",
+                      "--node-labels", "example.com/pod-managers=canary")
+    folder = machine / "root" / "device-plugins"
+    try:
+        wait_for(lambda: os.path.exists(socket_of(machine)) and (folder / "kubelet.sock").exists())
+        (folder / "nvidia-mig.json").write_text(json.dumps({"resourceName": "nvidia.com/mig-1g.10gb", "devices": 2, "ids": MIGS, "numaNodes": [1, 1]}))
+        slice_device = {"name": "gpu-0", "attributes": {"uuid": {"string": "GPU-9c73eb7b-8d6d-6c0e-dc13-97873e2ede40"},
+                                                        "resource.kubernetes.io/pciBusID": {"string": "0000:07:00.0"},
+                                                        "resource.kubernetes.io/numaNode": {"int": 0}}}
+        api.store.create("resourceslices", device_objects.resource_slice("n1-gpu.nvidia.com-x7k2p", "n1", "gpu.nvidia.com", [slice_device]))
+        api.store.create("resourceclaims", device_objects.resource_claim("gpu-claim", "default", [("gpu", "gpu.nvidia.com", "n1", "gpu-0")]))
+        pod = canary("first")
+        main = pod["spec"]["containers"][0]
+        main["resources"]["limits"]["nvidia.com/mig-1g.10gb"] = "1"
+        main["resources"]["claims"] = [{"name": "gpu"}]
+        pod["spec"]["resourceClaims"] = [{"name": "gpu", "resourceClaimName": "gpu-claim"}]
+        api.store.create("pods", pod)
+        wait_for(lambda: phase(api, "first"))
+        listed = client.read(socket_of(machine))
+        (got,) = [c for c in listed["pods"][0]["containers"] if c["name"] == "main"]
+        assert got["devices"] == [{"resource_name": "nvidia.com/mig-1g.10gb", "device_ids": [MIGS[0]], "numa_nodes": [1]}]
+        assert got["dynamic_resources"] == [{"claim_name": "gpu-claim", "claim_namespace": "default", "claim_resources": [
+            {"driver_name": "gpu.nvidia.com", "pool_name": "n1", "device_name": "gpu-0", "cdi_devices": []}]}]
+        assert [(g["resource_name"], g["device_ids"], g["numa_nodes"]) for g in listed["allocatable"]["devices"]] == [
+            ("nvidia.com/mig-1g.10gb", [MIGS[0]], [1]), ("nvidia.com/mig-1g.10gb", [MIGS[1]], [1])]
+
+        # The host: GPU 1 (node 1) lists both MIG devices (facts from nvidia-smi -L), GPU 0 is on node 0.
+        facts = {"schema_version": 1, "cpus": {"online": "0-7", "isolated": ""},
+                 "numa_nodes": [{"id": 0, "cpus": "0-3"}, {"id": 1, "cpus": "4-7"}],
+                 "gpus": [{"index": 0, "uuid": "GPU-9c73eb7b-8d6d-6c0e-dc13-97873e2ede40", "pci_address": "0000:07:00.0", "numa_node": 0},
+                          {"index": 1, "uuid": "GPU-c92e2d5d-4a69-f1cd-4df0-305f8606705a", "pci_address": "0000:87:00.0", "numa_node": 1,
+                           "mig_devices": [{"uuid": m} for m in MIGS]}], "nics": []}
+        dra = dra_claims.prepare([api.store.get("resourceclaims", "default", "gpu-claim")],
+                                 [api.store.get("resourceslices", None, "n1-gpu.nvidia.com-x7k2p")], "n1")
+        one = allocations.reconcile_allocations(listed["pods"], "pod", "0-7", listed["allocatable"]["cpu_ids"], locality.build(facts), dra)["pods"][0]
+        mig, claimed = one["devices"]["main"]
+        assert (mig["mig_uuid"], mig["uuid"], mig["numa_node"]) == (MIGS[0], "GPU-c92e2d5d-4a69-f1cd-4df0-305f8606705a", 1)
+        assert (claimed["claim"], claimed["slice_numa_node"], claimed["numa_node"]) == ("default/gpu-claim", 0, 0)
+        assert [(f["check"], f["result"]) for f in one["findings"]] == [("dra_device_numa", "disagree"), ("dra_device_memory_numa", "disagree")]
+    finally:
         kubelet.stop()

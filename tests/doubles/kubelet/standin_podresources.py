@@ -17,7 +17,7 @@ Behaviours and their source:
 - Methods ``/v1.PodResourcesLister/List``, ``/GetAllocatableResources``, ``/Get`` (api.proto, package v1).
 - List: the active pods (server_v1.go List with useActivePods: GetActivePods, i.e. not Failed or
   Succeeded), each with its restartable init containers (sidecars) then its app containers
-  (podutil.IsRestartableInitContainer), each container's devices (none here: no device plugin), its
+  (podutil.IsRestartableInitContainer), each container's devices (below), its
   cpu_ids (cpumanager GetExclusiveCPUs: the container's own assignment) and memory (memorymanager
   GetMemory: its own blocks, containerMemoryFromBlock: type, size, NUMA nodes).
 - Pod-level fields (api.proto comment on fields 4 and 5, PR #138738 "Report pod level resources in
@@ -31,15 +31,32 @@ Behaviours and their source:
 - GetAllocatableResources: CPUs = online minus reserved under the static policy, none under
   ``none`` (cpumanager policy_static.go GetAllocatableCPUs, policy_none.go); memory = per NUMA node
   and type the machine state's allocatable, non-zero ones only, under Static, none under None
-  (memorymanager policy_static.go getAllocatableMemory); devices none.
+  (memorymanager policy_static.go getAllocatableMemory); devices: the named ones (below).
 - Rate limit: 100 calls a second, burst 10; over it ``rejected by rate limit`` (RESOURCE_EXHAUSTED)
   (pkg/kubelet/apis/podresources/grpc/ratelimit.go DefaultQPS, DefaultBurstTokens, LimiterUnaryServerInterceptor).
 - A stale socket file is removed before listening (pkg/kubelet/util/util_unix.go CreateListener).
+- Devices (with ``--device-plugins``): a device plugin stand-in's registration may name its devices,
+  ``"ids": [...]`` and ``"numaNodes": [...]`` (one node or null each), as a plugin's ListAndWatch gives the
+  device IDs and their TopologyInfo (pkg/kubelet/cm/devicemanager manager.go); NVIDIA's plugin names a MIG device
+  ``MIG-<uuid>`` under ``nvidia.com/mig-<profile>`` and gives it its parent's NUMA node (k8s-device-plugin
+  internal/rm/nvml_devices.go). Each container's limit of such a resource is given the next free IDs, pods in
+  the order the stand-in lists them (approximate: the device manager's devicesToAllocate prefers devices aligned
+  with the Topology Manager's hint), reported in List as ``devices`` with each device's NUMA node
+  (containerDevicesFromResourceDeviceInstances), and every named device in GetAllocatableResources.
+- Dynamic resources (with ``--api-server``): for each ``resources.claims[]`` of a container, the pod's
+  ``spec.resourceClaims[]`` entry of that name (its ``resourceClaimName``, else the name the ResourceClaim
+  controller recorded in ``status.resourceClaimStatuses``), the ResourceClaim read from the API and one
+  ClaimResource per ``status.allocation.devices.results[]`` (driver, pool, device), only the named ``request``'s
+  when the container names one (server_v1.go getContainerDynamicResources with the
+  KubeletPodResourcesDynamicResources gate; the DRA manager's claim info is the claim's allocation, and a
+  container's claim with a request gets only that request's devices: KEP-4381 ``resources.claims[].request``).
 """
 
+import json
 import os
 import threading
 import time
+import urllib.parse
 from concurrent import futures
 
 import grpc
@@ -145,23 +162,85 @@ class PodResourcesServer(object):
         return [memory(memory_type=b["type"], size=int(b["size"]), topology={"nodes": [{"ID": int(n)} for n in b["numaAffinity"]]})
                 for b in blocks or []]
 
-    def _container(self, pod, container, pod_level):
+    def _topology(self, nodes):
+        return {"nodes": [{"ID": int(n)} for n in nodes]}
+
+    def registered(self):
+        """{resource: [(id, NUMA node or None)]} of the registrations that name their devices (``ids``, ``numaNodes``)."""
+        folder = os.path.join(self.kubelet.args.root_dir, "device-plugins")
+        if not getattr(self.kubelet.args, "device_plugins", False) or not os.path.isdir(folder):
+            return {}
+        found = {}
+        for name in sorted(os.listdir(folder)):
+            try:
+                with open(os.path.join(folder, name), encoding="utf-8") as stream:
+                    entry = json.load(stream) if name.endswith(".json") else {}
+                ids, nodes = [str(i) for i in entry.get("ids") or []], list(entry.get("numaNodes") or [])
+            except (OSError, ValueError, TypeError, AttributeError):
+                continue
+            if ids:
+                found[str(entry["resourceName"])] = [(i, nodes[k] if k < len(nodes) else None) for k, i in enumerate(ids)]
+        return found
+
+    def device_assignments(self, pods):
+        """{(pod uid, container): [(resource, [(id, node)])]}: each container's limits of a named resource, the next free devices."""
+        free, out = {k: list(v) for k, v in self.registered().items()}, {}
+        for pod in pods:
+            spec = pod.get("spec") or {}
+            for container in [c for c in spec.get("initContainers") or [] if adm.is_restartable(c)] + list(spec.get("containers") or []):
+                limits = (container.get("resources") or {}).get("limits") or {}
+                for resource in sorted(r for r in limits if r in free):
+                    count = int(str(limits[resource]))
+                    taken, free[resource] = free[resource][:count], free[resource][count:]
+                    out.setdefault((pod["metadata"]["uid"], container["name"]), []).append((resource, taken))
+        return out
+
+    def _claim(self, namespace, name):
+        path = "/apis/resource.k8s.io/v1/namespaces/%s/resourceclaims/%s" % (urllib.parse.quote(namespace), urllib.parse.quote(name))
+        code, body = self.kubelet.request("GET", path)
+        return json.loads(body) if code == 200 else None
+
+    def _dynamic(self, pod, container):
+        """The container's DynamicResources from its claims' allocations in the API (none without an API server)."""
+        if not getattr(self.kubelet.args, "api_server", None):
+            return []
+        spec, namespace = pod.get("spec") or {}, pod["metadata"].get("namespace", "default")
+        by_name = {c.get("name"): c for c in spec.get("resourceClaims") or []}
+        recorded = {s.get("name"): s.get("resourceClaimName") for s in (pod.get("status") or {}).get("resourceClaimStatuses") or []}
+        out = []
+        for ref in (container.get("resources") or {}).get("claims") or []:
+            entry = by_name.get(ref.get("name")) or {}
+            claim_name = entry.get("resourceClaimName") or recorded.get(ref.get("name"))
+            claim = self._claim(namespace, claim_name) if claim_name else None
+            if claim is None:
+                continue
+            results = ((((claim.get("status") or {}).get("allocation") or {}).get("devices") or {}).get("results")) or []
+            resources = [self.classes["ClaimResource"](driver_name=r["driver"], pool_name=r["pool"], device_name=r["device"])
+                         for r in results if not ref.get("request") or r.get("request") == ref["request"]]
+            out.append(self.classes["DynamicResource"](claim_name=claim_name, claim_namespace=namespace, claim_resources=resources))
+        return out
+
+    def _container(self, pod, container, pod_level, devices=()):
         uid, name = pod["metadata"]["uid"], container["name"]
         cpus = self.kubelet.cpu.entries.get(uid, {}).get(name) or set()
         blocks = (self.kubelet.memory.entries.get(uid) or {}).get(name) or []
         if pod_level:  # a container with no exclusive share of its own runs on the pod's shared pool and reports none
             cpus = cpus if adm.guaranteed_cpus(pod, container) else set()
             blocks = blocks if adm.container_memory_requests(pod, container) else []
-        return self.classes["ContainerResources"](name=name, cpu_ids=sorted(cpus), memory=self._memory(blocks))
+        groups = [self.classes["ContainerDevices"](resource_name=resource, device_ids=[i], topology=self._topology([] if n is None else [n]))
+                  for resource, taken in devices for i, n in taken]
+        return self.classes["ContainerResources"](name=name, cpu_ids=sorted(cpus), memory=self._memory(blocks), devices=groups,
+                                                  dynamic_resources=self._dynamic(pod, container))
 
-    def pod_resources(self, pod):
+    def pod_resources(self, pod, assigned=None):
         uid, spec = pod["metadata"]["uid"], pod.get("spec") or {}
+        assigned = self.device_assignments(self.active_pods()) if assigned is None else assigned
         pod_cpus = self.kubelet.cpu.pod_entries.get(uid) or set()
         pod_blocks = self.kubelet.memory.pod_entries.get(uid) or []
         pod_level = bool(pod_cpus or pod_blocks)
         containers = [c for c in spec.get("initContainers") or [] if adm.is_restartable(c)] + list(spec.get("containers") or [])
         return self.classes["PodResources"](name=pod["metadata"]["name"], namespace=pod["metadata"].get("namespace", "default"),
-                                            containers=[self._container(pod, c, pod_level) for c in containers],
+                                            containers=[self._container(pod, c, pod_level, assigned.get((uid, c["name"]), ())) for c in containers],
                                             cpu_ids=sorted(pod_cpus), memory=self._memory(pod_blocks))
 
     def active_pods(self):
@@ -170,7 +249,9 @@ class PodResourcesServer(object):
     # -- methods -----------------------------------------------------------------------------
     def list(self, request, context):
         with self.kubelet.lock:
-            return self.classes["ListPodResourcesResponse"](pod_resources=[self.pod_resources(p) for p in self.active_pods()])
+            active = self.active_pods()
+            assigned = self.device_assignments(active)
+            return self.classes["ListPodResourcesResponse"](pod_resources=[self.pod_resources(p, assigned) for p in active])
 
     def get(self, request, context):
         with self.kubelet.lock:
@@ -190,7 +271,9 @@ class PodResourcesServer(object):
                     for kind, table in sorted((memory.state[nid].get("memoryMap") or {}).items()):
                         if int(table.get("allocatable", 0)):
                             blocks.append({"type": kind, "size": int(table["allocatable"]), "numaAffinity": [nid]})
-            return self.classes["AllocatableResourcesResponse"](cpu_ids=cpus, memory=self._memory(blocks))
+            devices = [self.classes["ContainerDevices"](resource_name=r, device_ids=[i], topology=self._topology([] if n is None else [n]))
+                       for r, named in sorted(self.registered().items()) for i, n in named]
+            return self.classes["AllocatableResourcesResponse"](cpu_ids=cpus, memory=self._memory(blocks), devices=devices)
 
     def _limited(self, method):
         def call(request, context):
