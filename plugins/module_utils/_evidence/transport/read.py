@@ -40,26 +40,30 @@ def main_pid(root, pids):
 
 def _one(root, tree, pod, container, cgroup_root):
     uid = pod.get("uid")
+    label = pod.get("pod") or uid
     wanted = str((pod.get("container_ids") or {}).get(container) or "").rsplit("://", 1)[-1]
     entry = {"uid": uid, "container": container, "container_id": wanted or None, "pid": None, "environ": None, "problem": None}
     if not wanted:
         entry["problem"] = "pod %s: the API reports no container ID for container %r (container_ids: %s)" % (
-            uid, container, ", ".join(sorted(pod.get("container_ids") or {})) or "none")
+            label, container, ", ".join(sorted(pod.get("container_ids") or {})) or "none")
         return entry
     found = cgroups.find_pod(root, tree, uid, cgroup_root)
     cgroup = next((c["cgroup"] for c in (found or {}).get("containers") or [] if c["id"] == wanted), None)
     if cgroup is None:
-        entry["problem"] = "pod %s: no cgroup of container %s (%s) on the node" % (uid, container, wanted)
+        entry["problem"] = "pod %s: no cgroup of container %s (%s) on the node" % (label, container, wanted)
         return entry
     entry["pid"] = main_pid(root, cpusets.processes(root, tree, cgroup))
     if entry["pid"] is None:
-        entry["problem"] = "pod %s: container %s has no process in %s" % (uid, container, cgroup)
+        entry["problem"] = "pod %s: container %s has no process in %s" % (label, container, cgroup)
         return entry
     entry["environ"] = environ.read_keys(root, entry["pid"], selection.VARIABLES)
     return entry
 
 
 def read_pods(root, pods, container, cgroup_root="/"):
-    """[{"uid", "container", "container_id", "pid", "environ", "problem"}], one per pod (``pods``: {"uid", "container_ids"})."""
+    """[{"uid", "container", "container_id", "pid", "environ", "problem"}], one per pod (``pods``: {"uid", "container_ids"[, "pod"]}).
+
+    ``pod`` (namespace/name), when given, names the pod in the problems; else its UID does.
+    """
     tree = cgroups.hierarchy(root)
     return [_one(root, tree, pod, container, cgroup_root) for pod in pods]

@@ -47,8 +47,8 @@ def test_a_fifo_environ_is_the_entrys_problem(tmp_path):
 
 def test_no_container_id_and_no_cgroup_are_named(tmp_path):
     _tree(tmp_path, {300: b""}, {300: 12})
-    pods = [{"uid": UID, "container_ids": {"sidecar": CID}}, {"uid": UID, "container_ids": {"main": "b" * 64}}]
+    pods = [{"uid": UID, "container_ids": {"sidecar": CID}}, {"uid": UID, "pod": "gpu/trainer-0", "container_ids": {"main": "b" * 64}}]
     first, second = transport.read_pods(str(tmp_path), pods, "main")
     assert first["problem"] == "pod %s: the API reports no container ID for container 'main' (container_ids: sidecar)" % UID
-    assert second["problem"] == "pod %s: no cgroup of container main (%s) on the node" % (UID, "b" * 64)
+    assert second["problem"] == "pod gpu/trainer-0: no cgroup of container main (%s) on the node" % ("b" * 64)
     assert (first["environ"], second["environ"]) == (None, None)
