@@ -120,6 +120,9 @@ ansible_facts:
           or C(rocm-smi) said) and C(findings), each a disagreement between sources, also in C(warnings).
         - An NVIDIA GPU has C(mig_devices), its MIG devices from C(nvidia-smi -L) (C(uuid), C(profile), C(index), C(gpu_instance),
           C(compute_instance)), null when that list could not be read.
+        - Each GPU has C(links) - C(gpus) (its row of C(nvidia-smi topo -m) toward the other GPUs, such as C(NV18)), C(nics) (per NIC
+          C(name), C(rdma_device), C(pci_address), C(numa_node), C(link) in the matrix's words C(PIX), C(PXB), C(PHB), C(NODE), C(SYS),
+          and C(source) - C(nvidia-smi topo -m), else C(sysfs pci tree) from the PCI tree's common bridges), C(nearest_nics), C(nearest_link).
         - C(sriov) lists each SR-IOV physical function (C(pf), C(driver), C(interfaces), C(numvfs), C(totalvfs)) with its C(vfs) from
           its C(virtfn) links (C(pci_address), C(driver) such as C(vfio-pci), C(interfaces), C(numa_node), C(local_cpus)).
       returned: success
@@ -140,7 +143,9 @@ ansible_facts:
           - {index: 0, uuid: GPU-f2c38e61-1c95-2e97-c47e-1090719df202, pci_address: "0000:00:06.0",
              name: NVIDIA H200, vendor: nvidia, source: nvidia-smi, numa_node: 0, numa_source: nvidia-smi,
              sysfs_numa_node: null, local_cpus: "0-15",
-             vendor_affinity: {source: nvidia-smi, numa_node: 0, cpus: "0-15"}, mig_devices: []}
+             vendor_affinity: {source: nvidia-smi, numa_node: 0, cpus: "0-15"}, mig_devices: [],
+             links: {gpus: {}, nics: [{name: eth0, rdma_device: null, pci_address: "0000:00:03.0", numa_node: 0, link: PHB,
+                                       source: sysfs pci tree}], nearest_nics: [eth0], nearest_link: PHB}}
           - {index: 1, uuid: 19ff740f-0000-1000-8001-ead3a2ecd4a6, pci_address: "0000:63:00.0", name: AMD Instinct MI210, vendor: amd,
              source: sysfs, numa_node: 0, numa_source: sysfs, sysfs_numa_node: 0, local_cpus: "0-63",
              vendor_affinity: {source: amd-smi, numa_node: 0, cpus: "0-63"},
