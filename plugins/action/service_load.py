@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import shape_check as S
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison import specs
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison import load as service_load
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import api as kube_api
@@ -25,8 +26,10 @@ def run_load(args, connect=kube_api.connect):
     if bool(args["argv"]) == bool(args["job"]):
         raise service_load.LoadError("service_load needs exactly one of argv (a command on the controller) and job (a Job manifest)")
     for key in ("timeout", "stop_after", "poll", "request_timeout"):
-        if args[key] is not None and not args[key] > 0:
-            raise service_load.LoadError("service_load's %s must be more than 0 seconds, got %r" % (key, args[key]))
+        if args[key] is not None:
+            S.seconds(args[key], "service_load's %s" % key, service_load.LoadError)
+    S.no_nul(args["argv"] or [], "service_load's argv", service_load.LoadError)
+    S.no_nul(args["result_file"], "service_load's result_file", service_load.LoadError)
     service_load.check_result_file(args["result_file"])
     # Load generators print their arguments: every URL's user:password (and each part of it) is masked in all that comes back.
     secrets = [secret for text in _strings(args["argv"] or args["job"]) for secret in urls.userinfo(text)]

@@ -8,6 +8,7 @@ import time
 
 from ansible.plugins.action import ActionBase
 
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import shape_check as S
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison import specs
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.errors import ServiceComparisonError
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison import query as service_query
@@ -25,6 +26,7 @@ def read_window(args, clock=time.time, connect=kube_api.connect):
 
     Each read is bounded by ``timeout`` (one deadline for the whole exchange) and ``max_bytes`` (`service_query`).
     """
+    _check_options(args)
     request = {"timeout": args["timeout"], "max_bytes": args["max_bytes"], "headers": args["headers"]}
     problem = transport.header_problem(args["headers"] or {})
     if problem:
@@ -45,6 +47,19 @@ def read_window(args, clock=time.time, connect=kube_api.connect):
     if args["previous"]:
         answer["window"] = service_window.scrape_window(args["previous"], scrape, args["mapping"], args["match"])
     return answer
+
+
+def _check_options(args):
+    """The options a library would fail on with its own words (NaN, infinity, an IPv6 host without brackets), named first."""
+    S.seconds(args["timeout"], "service_window's timeout", ServiceComparisonError)
+    S.check(args["max_bytes"], S.Leaf("an integer above 0", lambda v: S.COUNT.test(v) and v > 0), "service_window's max_bytes", ServiceComparisonError)
+    for key in ("start", "end"):
+        if args[key] is not None:
+            S.seconds(args[key], "service_window's %s" % key, ServiceComparisonError, S.EPOCH)
+    for key in ("metrics_url", "prometheus_url"):
+        problem = S.http_url_problem(args[key]) if args[key] else None
+        if problem:
+            raise ServiceComparisonError("service_window's %s %r %s; nothing was sent" % (key, urls.mask_url(args[key]), problem))
 
 
 def _read_pods(args, clock, connect):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base.errors import NumaGateError
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import answers as kube_answers
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._stack import observe
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._stack import specs
 from ansible_collections.gpusmith.numa_gate.plugins.plugin_utils.api_action import NodeApiAction
@@ -28,8 +29,15 @@ def _read(ask):
 
 
 def _items(api, path, kind):
-    answer = api.request("GET", path)
-    return [dict(item, kind=kind) for item in answer.get("items") or [] if isinstance(item, dict)]
+    # A list of another shape is a read that failed (named), never a list with nothing in it.
+    return [dict(item, kind=kind) for item in kube_answers.workload_list(api.request("GET", path), "GET %s" % path)]
+
+
+def _version(api):
+    found = api.request("GET", "/version")
+    if not isinstance(found.get("gitVersion"), (str, type(None))):
+        raise kube_answers.ShapeError("GET /version: the answer's gitVersion is %r, expected a string such as v1.37.1" % (found["gitVersion"],))
+    return found
 
 
 class ActionModule(NodeApiAction):
@@ -39,7 +47,7 @@ class ActionModule(NodeApiAction):
 
     def ask(self, api, args, checked):
         read_at = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-        answers = {"version": _read(lambda: api.request("GET", "/version")),
+        answers = {"version": _read(lambda: _version(api)),
                    "metrics": _read(lambda: api.request("GET", "/metrics", raw=True, max_bytes=MAX_METRICS_BYTES)),
                    "node": _read(lambda: api.get_node(args["node"]))}
         if args["workloads"]:  # two reads: a list that fails (RBAC, an API not served) hides nothing the other found

@@ -106,7 +106,7 @@ import os
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import errors as _errors, fileio as _fileio
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import errors as _errors, fileio as _fileio, k8s_names as _k8s_names
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._rehearsal import evidence as rehearsal
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_files import atomic, confine
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.journal import journal, transitions
@@ -133,6 +133,8 @@ def run(module):
     params = module.params
     root, state_dir = params["root"], params["state_dir"]
     node = params["node"] or os.uname().nodename
+    if params["node"] is not None:
+        _k8s_names.node_name(params["node"], "node", after="nothing was read")
     notes = []
     pointer = transitions.current(root, state_dir)
     found = _summaries(root, state_dir, node, pointer, notes)

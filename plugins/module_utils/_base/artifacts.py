@@ -29,6 +29,7 @@ import tempfile
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base.errors import NumaGateError
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base.fileio import FileIOError, read_regular
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import shape_check as _shape
 
 # One artifact stays far below this (a 256-CPU machine's facts are ~200 KiB); a bigger one is a bug.
 MAX_BYTES = 64 * 1024 * 1024
@@ -91,7 +92,7 @@ def check_name(name):
 
 def _content(name, content):
     if not isinstance(content, str):
-        raise ArtifactsError("artifacts: content of %s must be a string, got %s" % (name, type(content).__name__), name=name)
+        raise ArtifactsError("artifacts: content of %s must be a string, got %s" % (name, _shape.kind(content)), name=name)
     try:
         data = content.encode("utf-8")
     except UnicodeEncodeError as exc:

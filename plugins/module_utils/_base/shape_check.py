@@ -3,7 +3,7 @@
 """The shape of a value a filter is given, checked before it is read: a wrong type or a missing key is named, never a KeyError.
 
 Public: `check`, `Fields`, `ListOf`, `MapOf`, `Nullable`, `OneOf`, `Leaf`, `STR`, `DECIMAL`, `INT`, `COUNT`, `NUMBER`, `BOOL`,
-`SCALAR`, `MAPPING`, `LIST`, `ANY`, `MAX_DEPTH`.
+`SCALAR`, `MAPPING`, `LIST`, `ANY`, `SECONDS`, `EPOCH`, `MAX_DEPTH`, `seconds`, `no_nul`, `http_url_problem`, `kind`.
 
 A spec is a tree of small checkers: `Fields` (a mapping with required and optional keys; other keys are
 left alone), `ListOf`, `MapOf`, `Nullable`, `OneOf`, and the leaves. `check(value, spec, where, error)`
@@ -12,12 +12,17 @@ the first part that does not fit, as ``pods[0].containers[1].name``, what it sho
 Leaves that take any value (`ANY`, `MAPPING`, `LIST`) are bounded in depth (`MAX_DEPTH` levels of
 mappings and lists), so a deeply nested input is refused by name, never a RecursionError. The walk is
 iterative for those and follows the spec otherwise, so it is bounded by the spec's own depth.
+
+Option values get the same treatment before they are used (`seconds`, `no_nul`, `http_url_problem`): a NaN or infinite
+time, a NUL in what goes to the operating system, a URL that a parser cannot read (an IPv6 address without its
+brackets) is named with the rule it breaks, never left to the library that would fail on it.
 """
 
 from __future__ import annotations
 
 import math
 import re
+import urllib.parse
 
 MAX_DEPTH = 64
 _DECIMAL = re.compile(r"(?:0|[1-9][0-9]{0,8})\Z")
@@ -43,6 +48,11 @@ def _kind(value):
     if isinstance(value, (list, tuple)):
         return "a list"
     return "a %s" % type(value).__name__
+
+
+def kind(value):
+    """What ``value`` is, in a message's words ("the number 5", "a mapping"); never an internal type's name."""
+    return _kind(value)
 
 
 class Leaf(object):
@@ -99,6 +109,9 @@ SCALAR = Leaf("a string, number, boolean or null", lambda v: v is None or isinst
 ANY = _Bounded("any value", lambda v: True)
 MAPPING = _Bounded("a mapping", lambda v: isinstance(v, dict))
 LIST = _Bounded("a list", lambda v: isinstance(v, (list, tuple)))
+# NaN compares false with everything and an infinite bound never ends: neither is a time.
+SECONDS = Leaf("a finite number of seconds above 0", lambda v: NUMBER.test(v) and v > 0)
+EPOCH = Leaf("a finite number of seconds since the epoch (0 or more)", lambda v: NUMBER.test(v) and v >= 0)
 
 
 class Nullable(object):
@@ -186,3 +199,54 @@ class Fields(object):
 def check(value, spec, where, error):
     """``value`` if it has the shape ``spec``; else ``error`` naming ``where`` (a path, "pods") and what does not fit."""
     return spec.check(value, where, error)
+
+
+def seconds(value, where, error, spec=SECONDS):
+    """``value`` when it fits ``spec`` (`SECONDS` by default); else ``error`` naming ``where``, the value and the rule."""
+    if not spec.test(value):
+        raise error("%s must be %s, got %s" % (where, spec.what, _kind(value)), field=where)
+    return value
+
+
+def no_nul(value, where, error, then="nothing was run"):
+    """``value`` (a string, or a list of them) when no string in it holds a NUL byte; else ``error`` naming where.
+
+    The operating system reads argv and paths as C strings: a NUL would end one early (Python refuses it with a bare ValueError).
+    """
+    items = value if isinstance(value, (list, tuple)) else [value]
+    for index, item in enumerate(items):
+        if isinstance(item, str) and "\x00" in item:
+            named = "%s[%d]" % (where, index) if isinstance(value, (list, tuple)) else where
+            raise error("%s has a NUL byte at offset %d: argv and paths are C strings, which a NUL would end early; %s"
+                        % (named, item.index("\x00"), then), field=where)
+    return value
+
+
+_CONTROL = re.compile(r"[\x00-\x20\x7f]")
+
+
+def http_url_problem(url):
+    """None when ``url`` is an http(s) URL with a host (and a port, if any, that is a number); else what is wrong with it.
+
+    The problem never quotes the URL (it may hold a password): the caller names it, masked.
+    """
+    if not isinstance(url, str) or not url:
+        return "is not a URL (%s)" % _kind(url)
+    found = _CONTROL.search(url)
+    if found:
+        return "has %s at offset %d: a URL has no space or control character" % (
+            "a space" if found.group() == " " else "the control character U+%04X" % ord(found.group()), found.start())
+    try:
+        parsed = urllib.parse.urlsplit(url)
+        host, port = parsed.hostname, parsed.port
+    except ValueError as exc:
+        authority = url.partition("://")[2].partition("/")[0].rpartition("@")[2]
+        ipv6 = authority.count(":") > 1 or authority.startswith("[")
+        hint = " (an IPv6 address is written in brackets, as http://[::1]:9090)" if ipv6 else ""
+        return "cannot be read as a URL: %s%s" % (exc, hint)
+    if parsed.scheme not in ("http", "https"):
+        return "is not an http or https URL (scheme %r)" % parsed.scheme
+    if not host:
+        return "has no host"
+    del port
+    return None

@@ -34,11 +34,15 @@ from __future__ import annotations
 import urllib.parse
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import k8s_names as _k8s_names
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import shape_check as S
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import answers as _kube_answers
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._device_path import amd_plugin, compare, nvidia_plugin, pods
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._device_path import resource_slices, sriov
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._device_path.common import DevicePathError, finding
 
 ROLES = ("gpu_device_plugin", "dra_kubelet_plugin", "sriov_device_plugin")
+# A listed pod is read by its metadata first; the rest of it is checked where it is described (`pods.describe`).
+_POD = S.Fields("a pod", {"metadata": S.Fields("a pod's metadata", {}, {"name": S.STR, "namespace": S.STR})})
 DEFAULT_SELECTORS = {
     "gpu_device_plugin": ["app.kubernetes.io/name=nvidia-device-plugin", "name=nvidia-device-plugin-ds", "app=nvidia-device-plugin-daemonset",
                           "name=amdgpu-dp-ds", "name=amd-gpu-dp-ds"],
@@ -104,8 +108,9 @@ def _plugin_pods(reader, node, role, selectors):
     found = {}
     for selector in selectors:
         query = {"fieldSelector": "spec.nodeName=%s" % node, "labelSelector": selector, "limit": str(LIST_LIMIT)}
-        for pod in reader.items("/api/v1/pods", query, "%s pods (%s)" % (role, selector)):
-            key = ((pod.get("metadata") or {}).get("namespace"), (pod.get("metadata") or {}).get("name"))
+        for index, pod in enumerate(reader.items("/api/v1/pods", query, "%s pods (%s)" % (role, selector))):
+            S.check(pod, _POD, "GET /api/v1/pods (%s pods, %s): items[%d]" % (role, selector, index), DevicePathError)
+            key = (pod["metadata"].get("namespace"), pod["metadata"].get("name"))
             found.setdefault(key, pod)
     if len(found) > MAX_PODS:
         raise DevicePathError("%s: %d pods on node %s match %s; at most %d are read (narrow the selectors)"
@@ -179,7 +184,7 @@ def read(api, node, oracle, selectors=None, allocatable=None, parse_yaml=None):
     _k8s_names.node_name(node)
     chosen = _selectors(selectors)
     reader = _Reader(api)
-    node_obj = reader.get("/api/v1/nodes/%s" % _quote(node))
+    node_obj = _kube_answers.node(reader.get("/api/v1/nodes/%s" % _quote(node)), "GET /api/v1/nodes/%s" % node)
     node_labels = ((node_obj or {}).get("metadata") or {}).get("labels") or {}
     parts = {role: [] for role in ROLES}
     for role in ROLES:

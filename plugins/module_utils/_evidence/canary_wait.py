@@ -12,12 +12,14 @@ role's until loop printed "FAILED - RETRYING" every few seconds and an [ERROR] w
 
 from __future__ import annotations
 
+import math
 import time
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import k8s_names
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import progress
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base.errors import NumaGateError
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import canary
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import answers
 
 
 def _looked(api, namespace, name, selector):
@@ -25,8 +27,9 @@ def _looked(api, namespace, name, selector):
         pod = api.get_pod(namespace, name)
         return [] if pod is None else [pod]
     query = {"labelSelector": ",".join("%s=%s" % item for item in sorted(selector.items()))}
-    answer = api.request("GET", "/api/v1/namespaces/%s/pods" % k8s_names.namespace(namespace), query=query)
-    return [item for item in answer.get("items") or [] if isinstance(item, dict)]
+    path = "/api/v1/namespaces/%s/pods" % k8s_names.namespace(namespace)
+    # Each pod of the list checked as one read by name is: a list of another shape is named, never read as no pods.
+    return answers.pod_list(api.request("GET", path, query=query), "GET %s?labelSelector=%s" % (path, query["labelSelector"]))
 
 
 def _counts(pods):
@@ -42,7 +45,7 @@ def wait(api, namespace, name=None, selector=None, replicas=1, timeout=180, poll
     ``window``: look until ``timeout`` whatever the pods do, the line counting the refused too (the admission-failure probe)."""
     if bool(name) == bool(selector):
         raise NumaGateError("give the canary's pod name or its pods' label selector, one of them, not %s" % ("both" if name else "neither"))
-    if timeout < 0 or poll <= 0 or replicas < 1:
+    if not (math.isfinite(timeout) and math.isfinite(poll)) or timeout < 0 or poll <= 0 or replicas < 1:
         raise NumaGateError("timeout must be 0 or more seconds, poll more than 0 and replicas 1 or more, not %r, %r and %r"
                             % (timeout, poll, replicas))
     what = "%s/%s" % (namespace, name) if name else "%s pods %s" % (namespace, ",".join("%s=%s" % item for item in sorted(selector.items())))

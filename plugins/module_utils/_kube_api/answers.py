@@ -2,11 +2,12 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """What an API answer must look like before the transition reads it: JSON, not too deep, each field read of its type.
 
-Public: `ShapeError`, `decode`, `too_deep`, `node`, `pod`, `pod_list`, `pdb_list`, `MAX_DEPTH`.
+Public: `ShapeError`, `decode`, `too_deep`, `node`, `pod`, `pod_list`, `pdb_list`, `workload_list`, `MAX_DEPTH`.
 
-Only the fields the steps read are checked (a Node's ``spec.unschedulable`` and Ready condition; a
-pod's name, namespace, uid, owner references, annotations, labels, volumes and phase; a budget's
-selector, limits and status counts), each against the type the API's OpenAPI schema gives it, so a
+Only the fields the steps read are checked (a Node's ``spec.unschedulable``, conditions, labels, nodeInfo
+and quantities; a pod's name, namespace, uid, owner references, annotations, labels, node, volumes,
+containers, phase, conditions and container statuses; a budget's selector, limits and status counts; a
+Deployment's or DaemonSet's containers), each against the type the API's OpenAPI schema gives it, so a
 server (or a proxy in front of one) that answers something else is refused with the URL and the
 field's path named, never with an error of the code that would have read it. Names that go back into
 URLs (pod names, namespaces) are checked by the API server's rules (`_k8s_names`).
@@ -114,7 +115,37 @@ def node(answer, where):
             _field(obj, path + [key], (str,), where)
 
     _each(answer, ["status", "conditions"], where, condition)
+    _strings(answer, ["metadata", "labels"], where)
+    _field(answer, ["status", "nodeInfo"], (dict,), where)
+    for key in ("kubeletVersion", "containerRuntimeVersion", "kernelVersion", "osImage"):
+        _field(answer, ["status", "nodeInfo", key], (str,), where)
+    for key in ("allocatable", "capacity"):
+        _strings(answer, ["status", key], where)
     return answer
+
+
+def _strings(obj, path, where):
+    """An object of strings (labels, annotations, a Node's allocatable quantities), each value checked."""
+    found = _field(obj, path, (dict,), where) or {}
+    for key in found:
+        _field(obj, path + [key], (str,), where, required=True)
+    return found
+
+
+def _condition(obj, path, where):
+    _field(obj, path, (dict,), where, required=True)
+    for key in ("type", "status"):
+        _field(obj, path + [key], (str,), where, required=True)
+    for key in ("reason", "message"):
+        _field(obj, path + [key], (str,), where)
+
+
+def _container_status(obj, path, where):
+    _field(obj, path, (dict,), where, required=True)
+    _field(obj, path + ["name"], (str,), where)
+    _field(obj, path + ["ready"], (bool,), where)
+    _field(obj, path + ["restartCount"], (int,), where)
+    _field(obj, path + ["state"], (dict,), where)
 
 
 def _pod_at(obj, path, where):
@@ -132,15 +163,20 @@ def _pod_at(obj, path, where):
 
     def owner(obj, path, where):
         _field(obj, path, (dict,), where, required=True)
-        for key in ("kind", "apiVersion", "name"):
+        for key in ("kind", "apiVersion", "name", "uid"):
             _field(obj, path + [key], (str,), where)
         _field(obj, path + ["controller"], (bool,), where)
 
     _each(obj, meta + ["ownerReferences"], where, owner)
     _field(obj, path + ["spec"], (dict,), where)
+    _field(obj, path + ["spec", "nodeName"], (str,), where)
     _each(obj, path + ["spec", "volumes"], where, lambda o, p, w: _field(o, p, (dict,), w, required=True))
+    _each(obj, path + ["spec", "containers"], where, lambda o, p, w: _field(o, p, (dict,), w, required=True))
     _field(obj, path + ["status"], (dict,), where)
     _field(obj, path + ["status", "phase"], (str,), where)
+    _each(obj, path + ["status", "conditions"], where, _condition)
+    for key in ("containerStatuses", "initContainerStatuses"):
+        _each(obj, path + ["status", key], where, _container_status)
 
 
 def pod(answer, where):
@@ -150,9 +186,35 @@ def pod(answer, where):
 
 
 def pod_list(answer, where):
-    """A PodList answer's ``items``, each pod checked: name (subdomain), namespace (label), uid, owners, annotations, volumes, phase."""
-    _field(answer, ["items"], (list,), where)
+    """A PodList answer's ``items``, each pod checked: name (subdomain), namespace (label), uid, owners, annotations, volumes, phase,
+    conditions and container statuses. ``items`` is always there in a list the API server gives (``[]`` when empty)."""
+    _field(answer, ["items"], (list,), where, required=True)
     return _each(answer, ["items"], where, _pod_at)
+
+
+def _workload_at(obj, path, where):
+    _field(obj, path, (dict,), where, required=True)
+    _field(obj, path + ["metadata"], (dict,), where, required=True)
+    for key in ("name", "namespace"):
+        _field(obj, path + ["metadata", key], (str,), where)
+    _strings(obj, path + ["metadata", "labels"], where)
+    template = path + ["spec", "template", "spec"]
+    for index in range(2, len(template) + 1):
+        _field(obj, template[:index], (dict,), where)
+
+    def container(obj, path, where):
+        _field(obj, path, (dict,), where, required=True)
+        for key in ("name", "image"):
+            _field(obj, path + [key], (str,), where)
+
+    for key in ("containers", "initContainers"):
+        _each(obj, template + [key], where, container)
+
+
+def workload_list(answer, where):
+    """A DeploymentList's or DaemonSetList's ``items``, each checked: metadata (name, namespace, labels), the pod template's containers."""
+    _field(answer, ["items"], (list,), where, required=True)
+    return _each(answer, ["items"], where, _workload_at)
 
 
 def _pdb_at(obj, path, where):

@@ -75,7 +75,7 @@ def connect(kubeconfig=None, context=None, timeout=REQUEST_TIMEOUT, settings=Non
     ``timeout``: each request's deadline in seconds, and the exec credential plugin's.
     """
     if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or not math.isfinite(timeout) or timeout <= 0:
-        raise NumaGateError("request_timeout must be more than 0 seconds, not %r" % (timeout,))
+        raise NumaGateError("request_timeout must be a finite number of seconds above 0, not %r" % (timeout,))
     if settings is None:
         settings = connection.Settings({"kubeconfig": kubeconfig, "context": context})
     client = _kubeconfig.ApiClient(configuration=connection.configuration(settings, exec_timeout=timeout))

@@ -17,7 +17,6 @@ read. The result file (``vllm bench serve --save-result`` JSON) is read bounded,
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import stat
@@ -27,6 +26,7 @@ import time
 import urllib.parse
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import fileio, k8s_names as _k8s_names
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import shape_check as S
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison import containment
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.errors import ServiceComparisonError
 
@@ -105,8 +105,16 @@ def run_command(argv, timeout, stop_after=None, grace=GRACE, clock=time.time, bo
                 "timed_out": timed_out, "stdout_tail": _tail(out), "stderr_tail": _tail(err), "contained": box.kind, "left": left}
 
 
-def job_state(job):
+_CONDITION = S.Fields("a Job condition", {"type": S.STR, "status": S.STR}, {"reason": S.Nullable(S.STR), "message": S.Nullable(S.STR)})
+# What job_state reads of a batch/v1 Job, as its API types give it; another shape is named, never read as running.
+JOB = S.Fields("a batch/v1 Job", {}, {"status": S.Nullable(S.Fields("a Job's status", {}, {
+    "conditions": S.Nullable(S.ListOf(_CONDITION)), "active": S.Nullable(S.COUNT), "succeeded": S.Nullable(S.COUNT),
+    "failed": S.Nullable(S.COUNT)}))})
+
+
+def job_state(job, where="the Job"):
     """("complete" | "failed" | "running", detail) from a Job's status conditions (Complete or Failed with status True)."""
+    S.check(job, S.Nullable(JOB), where, LoadError)
     status = (job or {}).get("status") or {}
     for condition in status.get("conditions") or []:
         if not isinstance(condition, dict) or condition.get("status") != "True":
@@ -157,7 +165,7 @@ def run_job(api, manifest, timeout, stop_after=None, poll=2.0, clock=time.time, 
                 ours = False  # a Job of that name that this run did not make: never deleted
             raise
         while True:
-            state, detail = job_state(api.request("GET", "%s/%s" % (jobs, name)))
+            state, detail = job_state(api.request("GET", "%s/%s" % (jobs, name)), "the Job (GET %s/%s)" % (jobs, name))
             elapsed = monotonic() - began
             if state != "running":
                 break
@@ -232,7 +240,7 @@ def read_result(path, max_bytes):
     except OSError as exc:
         raise LoadError("the result file %s cannot be read: %s" % (path, exc.strerror or exc)) from None
     try:
-        value = json.loads(data.decode("utf-8"))
+        value = fileio.parse_json(data)  # a ValueError, never a RecursionError, for JSON nested too deep
     except (UnicodeDecodeError, ValueError) as exc:
         raise LoadError("the result file %s is not JSON (vllm bench serve --save-result writes a JSON object): %s" % (path, exc)) from exc
     if not isinstance(value, dict):

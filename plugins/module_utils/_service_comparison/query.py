@@ -24,7 +24,6 @@ and shown masked in every message. A failed query names the query and Prometheus
 from __future__ import annotations
 
 import math
-import json
 import time
 import urllib.parse
 import urllib.request
@@ -35,6 +34,7 @@ try:
 except ImportError:  # pragma: no cover - the kubernetes client requires urllib3
     HAS_URLLIB3 = False
 
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import fileio, shape_check as S
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.errors import ServiceComparisonError
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison import inputs as service_inputs, prometheus_rules, specs
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.quantile import parse_le
@@ -143,20 +143,38 @@ def instant_query(url, query, at, timeout=DEFAULT_TIMEOUT, max_bytes=DEFAULT_MAX
             "large": "Prometheus' answer to %s is larger than %d bytes: narrow the query (match labels)" % (query, max_bytes)}
     status, body = _get(target, dict(headers or {}, Accept="application/json"), timeout, max_bytes, pool, what)
     try:
-        answer = json.loads(body.decode("utf-8"))
+        answer = fileio.parse_json(body)  # a ValueError, never a RecursionError, for JSON nested too deep
     except ValueError as exc:
         if not 200 <= status <= 299:
             raise ServiceComparisonError("Prometheus at %s answered the query %s with HTTP %d: %s" % (masked, query, status, _quote(body))) from exc
         raise ServiceComparisonError("Prometheus at %s answered %s with something that is not JSON: %s" % (masked, query, exc)) from exc
     if not isinstance(answer, dict):
         raise ServiceComparisonError("Prometheus at %s answered %s with a JSON %s, not an object" % (masked, query, type(answer).__name__))
-    if answer.get("status") != "success":
+    if answer.get("status") == "error":
         raise ServiceComparisonError("Prometheus refused the query %s: %s: %s" % (query, answer.get("errorType"), answer.get("error")))
-    data = answer.get("data") or {}
+    if answer.get("status") != "success":
+        raise ServiceComparisonError("Prometheus at %s answered %s with status %s, neither success nor error (the HTTP API's answer "
+                                     "has one of them); not read" % (masked, query, fileio.short_repr(answer.get("status"))))
+    data = answer.get("data")
     if not isinstance(data, dict) or data.get("resultType") != "vector":
-        raise ServiceComparisonError("Prometheus answered %s with a %s, not a vector"
-                                     % (query, data.get("resultType") if isinstance(data, dict) else type(data).__name__))
-    return data.get("result") or []
+        raise ServiceComparisonError("Prometheus answered %s with %s, not a vector" % (
+            query, "a %s" % fileio.short_repr(data.get("resultType")).strip("'") if isinstance(data, dict) else "data %s" % fileio.short_repr(data)))
+    where = "Prometheus' answer to %s: data.result" % query
+    # Each sample as the HTTP API gives a vector's: {"metric": {label: value}, "value": [time, "number"]}.
+    return S.check(data.get("result"), S.Nullable(S.ListOf(_SAMPLE)), where, ServiceComparisonError) or []
+
+
+def _is_number_text(value):
+    try:
+        float(value)
+    except (TypeError, ValueError):
+        return False
+    return isinstance(value, str)
+
+
+_SAMPLE = S.Fields("a vector sample", {"metric": S.MapOf(S.STR), "value": S.Leaf(
+    "a [time, value] pair (a number, then the sample as a string such as \"4\" or \"NaN\")",
+    lambda v: isinstance(v, list) and len(v) == 2 and S.NUMBER.test(v[0]) and _is_number_text(v[1]))})
 
 
 def _key(metric, drop=("le", "__name__")):
@@ -172,7 +190,7 @@ def server_version(url, **request):
     status, body = _get(target, dict(request.get("headers") or {}, Accept="application/json"), request.get("timeout", DEFAULT_TIMEOUT),
                         request.get("max_bytes", DEFAULT_MAX_BYTES), request.get("pool"), what)
     try:
-        version = json.loads(body.decode("utf-8"))["data"]["version"] if 200 <= status <= 299 else None
+        version = fileio.parse_json(body)["data"]["version"] if 200 <= status <= 299 else None
     except (ValueError, KeyError, TypeError):
         version = None
     return version if isinstance(version, str) else None

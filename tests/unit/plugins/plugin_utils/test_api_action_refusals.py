@@ -91,7 +91,7 @@ def test_request_timeout_bounds_each_action_against_a_silent_server(tmp_path):
 
 def test_request_timeout_must_be_positive(tmp_path):
     result = run("kube_node", {"kubeconfig": str(tmp_path / "none"), "node": "n1", "state": "cordoned", "request_timeout": 0})
-    assert (result["failed"], result["msg"]) == (True, "request_timeout must be more than 0 seconds, not 0.0")
+    assert (result["failed"], result["msg"]) == (True, "request_timeout must be a finite number of seconds above 0, not 0.0")
 
 
 @pytest.mark.parametrize("previous, message", [

@@ -112,7 +112,7 @@ def test_empty_dest_and_files_and_non_text_content_are_refused(tmp_path):
     assert str(caught.value) == "artifacts: files must be a non-empty mapping of file name to content"
     with pytest.raises(_artifacts.ArtifactsError) as caught:
         _artifacts.write(str(tmp_path), {"a.json": {"x": 1}})
-    assert str(caught.value) == "artifacts: content of a.json must be a string, got dict"
+    assert str(caught.value) == "artifacts: content of a.json must be a string, got a mapping"
 
 
 def test_content_over_the_bound_is_refused(tmp_path, monkeypatch):
