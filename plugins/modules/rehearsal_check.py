@@ -94,7 +94,11 @@ _WORKLOAD = S.Fields("a workload after the rollback", {
 WORKLOADS = S.Fields("the rehearsal_workloads result after the rollback", {"workloads": S.ListOf(_WORKLOAD)}, {
     "unowned": S.Nullable(S.ListOf(S.STR)), "observed_at": S.Nullable(S.STR), "waited_s": S.Nullable(S.NUMBER),
     "timeout_s": S.Nullable(S.NUMBER)})
-POD_RESOURCES = S.Nullable(S.Fields("the pod_resources_info result", {"reachable": S.BOOL}, {"pods": S.Nullable(S.LIST), "findings": S.Nullable(S.LIST)}))
+_BLOCK = S.Fields("a PodResources memory block", {}, {"memory_type": S.Nullable(S.STR), "numa_nodes": S.Nullable(S.ListOf(S.INT))})
+_POD = S.Fields("a PodResources pod", {"name": S.STR, "namespace": S.STR}, {"cpu_ids": S.Nullable(S.STR), "memory": S.Nullable(S.ListOf(_BLOCK))})
+_FINDING = S.Fields("a pod_resources_info finding", {}, {"message": S.Nullable(S.STR)})
+POD_RESOURCES = S.Nullable(S.Fields("the pod_resources_info result", {"reachable": S.BOOL}, {
+    "pods": S.Nullable(S.ListOf(_POD)), "findings": S.Nullable(S.ListOf(_FINDING))}))
 
 
 def _rollback(root, state_dir, transition_id, node):
