@@ -38,13 +38,41 @@ def _claims_by_name(claims):
     return out
 
 
+def _pool(item):
+    pool = (item.get("spec") or {}).get("pool") if isinstance(item, dict) else None
+    pool = pool if isinstance(pool, dict) else {}
+    generation, count = pool.get("generation", 0), pool.get("resourceSliceCount", 1)
+    return pool.get("name"), generation if isinstance(generation, int) else 0, count if isinstance(count, int) else 1
+
+
+def _current(slices, node):
+    """The node's slices of each (driver, pool) at its highest ``spec.pool.generation`` ("only the highest generation is valid",
+    KEP-4381 ResourcePool), and {(driver, pool): (slices there, resourceSliceCount, generation)} for a pool with fewer there."""
+    mine = [item for item in slices if isinstance(item, dict) and (item.get("spec") or {}).get("nodeName") == node]
+    newest = {}
+    for item in mine:
+        key = ((item.get("spec") or {}).get("driver"), _pool(item)[0])
+        newest[key] = max(newest.get(key, 0), _pool(item)[1])
+    kept = [item for item in mine if _pool(item)[1] == newest[((item.get("spec") or {}).get("driver"), _pool(item)[0])]]
+    incomplete = {}
+    for key, generation in newest.items():
+        there = [item for item in kept if ((item.get("spec") or {}).get("driver"), _pool(item)[0]) == key]
+        wanted = max(_pool(item)[2] for item in there)
+        if len(there) < wanted:
+            incomplete[key] = (len(there), wanted, generation)
+    return kept, incomplete
+
+
 def prepare(claims, slices, node):
-    """{"claims", "slice_devices", "node"} for `join` from the ResourceClaims and ResourceSlices read from the API (their items) and
-    the node's name; each is checked first, a wrong shape refused naming it."""
+    """{"claims", "slice_devices", "incomplete", "node"} for `join` from the ResourceClaims and ResourceSlices read from the API (their
+    items) and the node's name; each is checked first, a wrong shape refused naming it. Only each pool's newest generation is read
+    (`_current`); a pool missing some of its slices is kept in ``incomplete``, so a device not found there is unknown, not absent."""
     if not isinstance(node, str) or not node:
         raise DevicePathError("the node's name must be a non-empty string to join DRA devices to its ResourceSlices, got %r" % (node,))
     _claims_by_name(claims)
-    return {"claims": claims, "slice_devices": resource_slices.devices(slices, node), "node": node}
+    resource_slices.devices(slices, node)  # checks every slice's shape first
+    kept, incomplete = _current(slices, node)
+    return {"claims": claims, "slice_devices": resource_slices.devices(kept, node), "incomplete": incomplete, "node": node}
 
 
 def _results(claim, label):
@@ -85,10 +113,10 @@ def _nodes_text(nodes):
     return ",".join(str(n) for n in nodes) or "none"
 
 
-def findings(pod, container, entries, cpu_nodes, memory_nodes, node):
+def findings(pod, container, entries, cpu_nodes, memory_nodes, node, incomplete=None):
     """The findings (the allocation findings' shape: pod, container, check, result, message, expected, observed) for the
     joined claim devices among ``entries`` (`join`'s, others skipped); ``cpu_nodes``/``memory_nodes``: the NUMA nodes of
-    the pod's CPUs and memory (None: not known); ``node``: the node's name, for the messages."""
+    the pod's CPUs and memory (None: not known); ``node``: the node's name, for the messages; ``incomplete``: `prepare`'s."""
     out = []
 
     def add(check, result, message, expected=None, observed=None):
@@ -106,6 +134,13 @@ def findings(pod, container, entries, cpu_nodes, memory_nodes, node):
         if not entry["allocated"]:
             add("dra_allocation", "disagree", "%s: PodResources lists it but the claim's status.allocation.devices.results does not"
                 % what, entry["id"], "not in the claim's allocation")
+            continue
+        partial = (incomplete or {}).get((entry["driver"], entry["pool"]))
+        if entry["device"] is None and partial:
+            have, want, generation = partial
+            add("dra_slice_device", "unknown", "%s: not in the %d of %d ResourceSlices of driver %s pool %s (generation %d) that node %s has; "
+                "the others are not published, so whether the device exists is unknown" % (what, have, want, entry["driver"], entry["pool"],
+                                                                                           generation, node), entry["id"], None)
             continue
         if entry["device"] is None:
             add("dra_slice_device", "disagree", "%s: no ResourceSlice of node %s lists device %s of driver %s pool %s; the claim names "
@@ -172,7 +207,7 @@ def pod_findings(label, out, oracle, dra, make):
     memory_nodes = sorted(set(n for block in out["memory"].values() for n in block["numa_nodes"]))
     found, plugin, claimed = [], [], []
     for name, entries in sorted(out["devices"].items()):
-        found.extend(findings(label, name, entries, cpu_nodes or None, memory_nodes or None, dra.get("node")))
+        found.extend(findings(label, name, entries, cpu_nodes or None, memory_nodes or None, dra.get("node"), dra.get("incomplete")))
         plugin.extend(e for e in entries if "claim" not in e)
         claimed.extend(e["device"] for e in entries if e.get("device"))
     for twice in advertised_twice(plugin, claimed, "pod %s: PodResources devices and dynamic_resources" % label):

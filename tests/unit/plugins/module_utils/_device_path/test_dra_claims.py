@@ -147,3 +147,28 @@ def test_claims_of_the_wrong_shape_are_refused_naming_them(claims, message):
     with pytest.raises(DevicePathError) as err:
         dra_claims.join({"claim_name": "gpu-claim", "claim_namespace": "ml"}, resource, claims, SLICE_DEVICES)
     assert str(err.value) == message
+
+
+def sliced(name, generation, count, devices):
+    return {"metadata": {"name": name}, "spec": {"driver": "gpu.nvidia.com", "nodeName": NODE,
+                                                 "pool": {"name": NODE, "generation": generation, "resourceSliceCount": count}, "devices": devices}}
+
+
+def test_only_the_newest_generation_of_a_pool_is_read():
+    old = sliced("old", 1, 1, [gpu_device("gpu-0", GPU0, "0000:07:00.0", 1)])
+    new = sliced("new", 2, 1, [gpu_device("gpu-0", GPU0, "0000:07:00.0", 0)])
+    other = dict(sliced("elsewhere", 9, 1, []), spec=dict(sliced("elsewhere", 9, 1, [])["spec"], nodeName="gpu-2"))
+    dra = dra_claims.prepare([claim("gpu-claim", "gpu-0")], [old, new, other], NODE)
+    assert ([(d["slice"], d["numa_node"]) for d in dra["slice_devices"]], dra["incomplete"]) == ([("new", 0)], {})
+    result = reconcile_allocations([pod("2-3", claimed=[("gpu-claim", "gpu-0")])], "pod", "0-31", oracle=locality.build(FACTS), dra=dra)
+    assert checks(result["pods"][0]) == [("dra_device_numa", "agree"), ("dra_device_memory_numa", "agree")]
+
+
+def test_a_device_missing_from_a_pool_with_unpublished_slices_is_unknown():
+    dra = dra_claims.prepare([claim("gpu-claim", "gpu-7")], [sliced("part-1", 3, 2, [gpu_device("gpu-0", GPU0, "0000:07:00.0", 0)])], NODE)
+    assert dra["incomplete"] == {("gpu.nvidia.com", NODE): (1, 2, 3)}
+    result = reconcile_allocations([pod("2-3", claimed=[("gpu-claim", "gpu-7")])], "pod", "0-31", oracle=locality.build(FACTS), dra=dra)["pods"][0]
+    assert checks(result) == [("dra_slice_device", "unknown")]
+    assert result["findings"][0]["message"] == (
+        "pod ml/trainer container main: DRA device gpu.nvidia.com/gpu-1/gpu-7 (claim ml/gpu-claim): not in the 1 of 2 ResourceSlices of "
+        "driver gpu.nvidia.com pool gpu-1 (generation 3) that node gpu-1 has; the others are not published, so whether the device exists is unknown")
