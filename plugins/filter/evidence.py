@@ -1,6 +1,6 @@
 # Copyright: (c) 2026, GPU Smith
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Filters: pod_allocations, placement_findings, reservation_slack, metrics_rates, placement_evidence (docs in plugins/filter/<name>.yml)."""
+"""Filters: pod_allocations, placement_findings, placement_recheck, reservation_slack, metrics_rates, placement_evidence (docs in <name>.yml)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.podre
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import compose
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import metrics
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.reconcile import findings as reconcile
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.reconcile import recheck
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence import slack
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import schema
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan import locality
@@ -32,6 +33,11 @@ def placement_findings(allocation, placed, container_ids, topology, min_local_fr
     return adapt("placement_findings", run, allocation, placed, container_ids, topology, min_local_fraction)
 
 
+def placement_recheck(after, pod_resources, placement, topology, main_container=None):
+    """The canary's placement checks for the pods a rehearsed rollback recreated (rehearsal_workloads' result after it)."""
+    return adapt("placement_recheck", recheck.recheck, pod_resources, placement, after, topology, main_container)
+
+
 def reservation_slack(reserved_cpus, samples, topology):
     """Slack of one reservation from pairs of usage samples, physical cores from the topology (SMT-aware)."""
     return adapt("reservation_slack", lambda r, s, t: slack.reservation_slack(r, s, slack.topology_cores(t)), reserved_cpus, samples, topology)
@@ -51,5 +57,5 @@ class FilterModule(object):
     """The evidence filters."""
 
     def filters(self):
-        return {"pod_allocations": pod_allocations, "placement_findings": placement_findings,
+        return {"pod_allocations": pod_allocations, "placement_findings": placement_findings, "placement_recheck": placement_recheck,
                 "reservation_slack": reservation_slack, "metrics_rates": metrics_rates, "placement_evidence": placement_evidence}

@@ -39,6 +39,19 @@ options:
       - The M(gpusmith.numa_gate.pod_resources_info) result read on the node after the rollback (C(reachable), C(pods),
         C(findings)); null when it was not read, which the check records as container scope unknown.
     type: dict
+  placement:
+    description:
+      - The placement re-check of the pods that came back (the P(gpusmith.numa_gate.placement_recheck#filter) filter's result - C(pods),
+        C(problems), C(checked)), the checks the canary gets. Each problem makes the check not reconciled. Null - not re-checked.
+    type: dict
+  restarts:
+    description:
+      - With the opt-in restart of the workloads' main container, one entry per pod - C(pod), C(container), C(restarted),
+        C(restart_count), C(changes) (how its PodResources allocation changed across the restart,
+        P(gpusmith.numa_gate.rehearsal_restarts#filter)) and C(error). A change, or a restart not seen, makes the check not reconciled.
+        Null - not asked.
+    type: list
+    elements: dict
 extends_documentation_fragment:
   - gpusmith.numa_gate.node_state
 attributes:
@@ -65,7 +78,8 @@ check:
   description:
     - The kept check (schema_version 1) - C(rollback), C(node), C(observed_at), C(waited_s), C(timeout_s), C(workloads) (each
       C(owner), C(state), C(expected), C(ready), C(before), C(now)), C(unowned), C(came_back), C(missing), C(pod_resources) (C(read),
-      C(problems)), C(problems), C(reconciled).
+      C(problems)), C(placement) (C(checked), C(problems), C(pods) with their C(checks)), C(restarts) (each with its C(problems)),
+      C(problems), C(reconciled).
   returned: success
   type: dict
 path:
@@ -94,6 +108,9 @@ _WORKLOAD = S.Fields("a workload after the rollback", {
 WORKLOADS = S.Fields("the rehearsal_workloads result after the rollback", {"workloads": S.ListOf(_WORKLOAD)}, {
     "unowned": S.Nullable(S.ListOf(S.STR)), "observed_at": S.Nullable(S.STR), "waited_s": S.Nullable(S.NUMBER),
     "timeout_s": S.Nullable(S.NUMBER)})
+PLACEMENT = S.Nullable(S.Fields("the placement_recheck result", {"pods": S.LIST, "problems": S.ListOf(S.STR)}, {"checked": S.Nullable(S.COUNT)}))
+RESTARTS = S.Nullable(S.ListOf(S.Fields("a restart of a main container", {"pod": S.STR, "container": S.STR, "restarted": S.BOOL}, {
+    "restart_count": S.Nullable(S.COUNT), "changes": S.Nullable(S.ListOf(S.STR)), "error": S.Nullable(S.STR)})))
 _BLOCK = S.Fields("a PodResources memory block", {}, {"memory_type": S.Nullable(S.STR), "numa_nodes": S.Nullable(S.ListOf(S.INT))})
 _POD = S.Fields("a PodResources pod", {"name": S.STR, "namespace": S.STR}, {"cpu_ids": S.Nullable(S.STR), "memory": S.Nullable(S.ListOf(_BLOCK))})
 _FINDING = S.Fields("a pod_resources_info finding", {}, {"message": S.Nullable(S.STR)})
@@ -123,7 +140,9 @@ def run(module):
     observed = S.check(params["workloads"], WORKLOADS, "workloads", _errors.NumaGateError)
     pod_resources = S.check(params["pod_resources"], POD_RESOURCES, "pod_resources", _errors.NumaGateError)
     _rollback(root, state_dir, params["transition"], node)
-    document = rehearsal_workloads.check(params["transition"], node, observed, pod_resources)
+    placement = S.check(params["placement"], PLACEMENT, "placement", _errors.NumaGateError)
+    restarts = S.check(params["restarts"], RESTARTS, "restarts", _errors.NumaGateError)
+    document = rehearsal_workloads.check(params["transition"], node, observed, pod_resources, placement, restarts)
     changed, before = rehearsals.write(root, state_dir, params["transition"], document, check_mode=module.check_mode)
     where = os.path.join(state_dir, "transitions", params["transition"], rehearsals.NAME)
     result = dict(changed=changed, check=document, path=where)
@@ -141,6 +160,8 @@ def main():
             node=dict(type="str"),
             workloads=dict(type="dict", required=True),
             pod_resources=dict(type="dict"),
+            placement=dict(type="dict"),
+            restarts=dict(type="list", elements="dict"),
         ),
         supports_check_mode=True,
     )

@@ -134,6 +134,38 @@ def _recheck_time(check, rollback, now, problems):
             problems.append("%s %s must be a finite number of 0 or more seconds" % (key, _fileio.short_repr(value)))
 
 
+def _recheck_later(check, problems):
+    """The placement re-check's and the restarts' problem lines (``_rehearsal.workloads.check``), or None when their shape is impossible.
+
+    A placement re-check that names a check which did not agree must name a problem, and one whose checks all agree must name none;
+    a restart names a problem exactly when it was not seen or its allocation changed.
+    """
+    placement, restarts = check.get("placement"), check.get("restarts")
+    found = []
+    if placement is not None:
+        checks = placement.get("pods") if isinstance(placement, dict) else None
+        if not isinstance(checks, list) or not _names(placement.get("problems")) or not all(isinstance(pod, dict) for pod in checks):
+            problems.append("placement is %s, not {pods: [...], problems: [lines]}" % _fileio.short_repr(placement))
+            return None
+        failing = any(not isinstance(entry, list) or entry[-1:] != ["agree"] for pod in checks for entry in pod.get("checks") or [])
+        if failing != bool(placement["problems"]):
+            problems.append("placement names %s problem, but its checks %s" % ("no" if failing else "a", "do not all agree" if failing else "all agree"))
+            return None
+        found += placement["problems"]
+    if restarts is not None:
+        if not isinstance(restarts, list) or not all(isinstance(entry, dict) and _names(entry.get("problems")) and _names(entry.get("changes"))
+                                                     and isinstance(entry.get("restarted"), bool) for entry in restarts):
+            problems.append("restarts is %s, not a list of restarts with their changes and problems" % _fileio.short_repr(restarts))
+            return None
+        for entry in restarts:
+            if bool(entry["changes"] or not entry["restarted"]) != bool(entry["problems"]):
+                said = ("a", "kept its allocation") if entry["problems"] else ("no", "was not seen or moved it")
+                problems.append("a restart of %s names %s problem, but it %s" % (_fileio.short_repr(entry.get("pod")), said[0], said[1]))
+                return None
+            found += entry["problems"]
+    return found
+
+
 def recheck(check, rollback, now=None):
     """What makes the check kept after ``rollback`` (its summary) not believable: a list of lines (empty: its statements are its observations).
 
@@ -160,9 +192,12 @@ def recheck(check, rollback, now=None):
         return problems
     if not pod_resources["read"] and not pod_resources["problems"]:
         problems.append("pod_resources says it was not read and names no problem: a PodResources not read is never container scope")
+    later = _recheck_later(check, problems)
+    if later is None:
+        return problems
     missing = [workload["owner"] for workload, state in zip(workloads, states) if state != "back"]
     stated = {"came_back": not missing, "missing": missing,
-              "reconciled": not missing and pod_resources["read"] and not pod_resources["problems"]}
+              "reconciled": not missing and pod_resources["read"] and not pod_resources["problems"] and not later}
     for key in ("came_back", "missing", "reconciled"):
         if check[key] != stated[key]:
             problems.append("%s is %s, but its observations give %s" % (key, _fileio.short_repr(check[key]), _fileio.short_repr(stated[key])))

@@ -3,7 +3,7 @@
 """The check after a rehearsed rollback: did the node's workloads come back, and does PodResources show container scope (pure).
 
 Public: `SCHEMA_VERSION`, `workloads(pods, node)`, `came_back(before, pods)`, `pod_level_left(back, pod_resources)`,
-`check(rollback_id, node, observed, pod_resources)`, `progress_line(node, result, waited, timeout)`.
+`check(rollback_id, node, observed, pod_resources, placement, restarts)`, `progress_line(node, result, waited, timeout)`.
 
 The node's workloads are the pods bound to it before the rollback that a controller owns (an
 ``ownerReferences`` entry with ``controller: true``), not terminating and not finished. Mirror pods
@@ -25,9 +25,15 @@ rolled-back kubelet runs its baseline configuration, whose resource managers ass
 every pod that came back must be listed, with no pod-level ``cpu_ids`` or ``memory`` (fields 4 and 5
 of Kubernetes 1.37's ``PodResources``) left. A PodResources that was not read is never agreement.
 
+After the rollback the pods that came back also get the canary's placement checks (their CPU
+sets, thread masks, devices' NUMA nodes, memory nodes and resident pages against PodResources: the
+placement_recheck filter, `_evidence.reconcile.recheck`), and, when asked, the main container of
+each is restarted and its PodResources allocation read again, which must be unchanged.
+
 `check` is the document kept on the node beside the rollback's journal
 (``transitions/<id>/rehearsal.json``, ``_rehearsal.kept``); ``reconciled`` is true only when
-every workload is back and PodResources shows each of their pods at container scope.
+every workload is back, PodResources shows each of their pods at container scope, every placement
+re-check agrees and every asked restart kept its allocation.
 """
 
 from __future__ import annotations
@@ -57,6 +63,16 @@ def _ready(pod):
     return any(c.get("type") == "Ready" and c.get("status") == "True" for c in status.get("conditions") or [] if isinstance(c, dict))
 
 
+def _container_ids(pod):
+    """{container name: containerID} of the pod's containers and restartable init containers that have one (the cgroups' names)."""
+    status = pod.get("status") or {}
+    found = {}
+    for entry in list(status.get("containerStatuses") or []) + list(status.get("initContainerStatuses") or []):
+        if isinstance(entry, dict) and isinstance(entry.get("name"), str) and isinstance(entry.get("containerID"), str) and entry["containerID"]:
+            found[entry["name"]] = entry["containerID"]
+    return dict(sorted(found.items()))
+
+
 def _name(pod):
     meta = pod.get("metadata") or {}
     return "%s/%s" % (meta.get("namespace"), meta.get("name"))
@@ -66,7 +82,8 @@ def workloads(pods, node):
     """The node's workloads from the API's pods bound to ``node``: ``{"workloads": [...], "unowned": [...]}``.
 
     Each workload: ``owner`` (``kind/namespace/name``), ``kind``, ``namespace``, ``name``, ``uid`` (the
-    controller's), ``pods`` (``[{"name", "uid", "ready"}]``, sorted by name). ``unowned``: names of the
+    controller's), ``pods`` (``[{"name", "uid", "ready", "container_ids"}]``, sorted by name; ``container_ids``
+    maps each container's name to its status' ``containerID``, which names its cgroup, for the placement re-check). ``unowned``: names of the
     pods no controller owns (or mirror pods), sorted.
     """
     found, unowned = {}, []
@@ -82,7 +99,7 @@ def workloads(pods, node):
         entry = found.setdefault(key, {"owner": "%s/%s/%s" % (ref.get("kind"), meta.get("namespace"), ref.get("name")),
                                        "kind": ref.get("kind"), "namespace": meta.get("namespace"), "name": ref.get("name"),
                                        "uid": ref.get("uid"), "pods": []})
-        entry["pods"].append({"name": meta.get("name"), "uid": meta.get("uid"), "ready": _ready(pod)})
+        entry["pods"].append({"name": meta.get("name"), "uid": meta.get("uid"), "ready": _ready(pod), "container_ids": _container_ids(pod)})
     result = sorted(found.values(), key=lambda w: w["owner"])
     for entry in result:
         entry["pods"].sort(key=lambda p: p["name"])
@@ -111,7 +128,8 @@ def _one(workload, now):
     return {"owner": workload["owner"], "kind": workload["kind"], "namespace": workload["namespace"], "name": workload["name"],
             "uid": workload["uid"], "expected": expected, "ready": len(counted), "state": state,
             "before": [p["name"] for p in workload["pods"]],
-            "now": [{"name": p["name"], "uid": p["uid"], "ready": p["ready"], "kept": p["uid"] in before} for p in pods]}
+            "now": [{"name": p["name"], "uid": p["uid"], "ready": p["ready"], "kept": p["uid"] in before, "container_ids": p.get("container_ids") or {}}
+                    for p in pods]}
 
 
 def came_back(before, pods, node):
@@ -119,7 +137,7 @@ def came_back(before, pods, node):
 
     Returns ``{"workloads": [...], "back": bool, "missing": [owner, ...]}``: each workload with its
     ``state`` (``back``, ``not ready``, ``missing``), ``expected`` and ``ready`` counts, its pods
-    ``before`` (names) and ``now`` (name, uid, ready, kept: the same pod as before).
+    ``before`` (names) and ``now`` (name, uid, ready, kept: the same pod as before, container_ids).
     """
     now = workloads(pods, node)
     checked = [_one(workload, now) for workload in before["workloads"]]
@@ -160,15 +178,48 @@ def pod_level_left(back, pod_resources):
     return problems
 
 
-def check(rollback_id, node, observed, pod_resources):
+def _placement(placement):
+    """The kept form of the placement re-check (the placement_recheck filter's result), or None when it was not asked."""
+    if placement is None:
+        return None
+    return {"checked": placement.get("checked"), "problems": list(placement.get("problems") or []),
+            "pods": [{"pod": pod.get("pod"), "owner": pod.get("owner"),
+                      "checks": [[f.get("check"), f.get("container"), f.get("result")] for f in pod.get("findings") or []]}
+                     for pod in placement.get("pods") or []]}
+
+
+def _restart(restart):
+    """The kept form of the opt-in restart of the main container (see `check`), or None when it was not asked."""
+    if restart is None:
+        return None
+    kept = {key: restart.get(key) for key in ("pod", "container", "restarted", "restart_count")}
+    kept["changes"] = list(restart.get("changes") or [])
+    kept["error"] = restart.get("error")
+    problems = ["after the restart of %s's container %s: %s" % (restart.get("pod"), restart.get("container"), line) for line in kept["changes"]]
+    if not restart.get("restarted"):
+        problems.append("the restart of %s's container %s was asked but not seen: %s"
+                        % (restart.get("pod"), restart.get("container"), restart.get("error") or "its restart count did not rise"))
+    kept["problems"] = problems
+    return kept
+
+
+def check(rollback_id, node, observed, pod_resources, placement=None, restarts=None):
     """The document kept on the node after a rehearsed rollback (see the module docstring).
 
     ``observed``: the rehearsal_workloads result after the rollback (``workloads``, ``back``,
     ``missing``, ``unowned``, ``observed_at``, ``waited_s``, ``timeout_s``). ``pod_resources``: the
-    pod_resources_info result read on the node after it, or None.
+    pod_resources_info result read on the node after it, or None. ``placement``: the placement
+    re-check of the pods that came back (the placement_recheck filter: ``pods``, ``problems``,
+    ``checked``), or None when it was not asked; each problem there makes the check not reconciled.
+    ``restarts``: for the opt-in restart of the main container, one entry per pod restarted (``pod``,
+    ``container``, ``restarted``, ``restart_count``, ``changes``: how its PodResources allocation
+    changed, ``error``), or None when not asked; a change, or a restart not seen, is a problem.
     """
     not_back = [describe(w) for w in observed["workloads"] if w["state"] != "back"]
     left = pod_level_left(observed, pod_resources)
+    placed = _placement(placement)
+    restarted = None if restarts is None else [_restart(entry) for entry in restarts]
+    left = left + (placed["problems"] if placed else []) + [line for entry in restarted or [] for line in entry["problems"]]
     return {
         "schema_version": SCHEMA_VERSION,
         "rollback": rollback_id,
@@ -181,7 +232,9 @@ def check(rollback_id, node, observed, pod_resources):
         "unowned": list(observed.get("unowned") or []),
         "came_back": not not_back,
         "missing": [w["owner"] for w in observed["workloads"] if w["state"] != "back"],
-        "pod_resources": {"read": bool(pod_resources and pod_resources.get("reachable")), "problems": left},
+        "pod_resources": {"read": bool(pod_resources and pod_resources.get("reachable")), "problems": pod_level_left(observed, pod_resources)},
+        "placement": placed,
+        "restarts": restarted,
         "problems": not_back + left,
         "reconciled": not not_back and not left,
     }

@@ -5,4 +5,5 @@
 Import the submodules explicitly; this file holds only this map.
 
 - ``findings``: Placement findings for one pod: what the kubelet said against what the kernel shows and the oracle expects (pure).
+- ``recheck``: The canary's placement checks for the workloads a rehearsed rollback recreated (pure).
 """

@@ -14,7 +14,7 @@ POD = {"name": "p", "namespace": "n", "cpu_ids": "2-3", "memory": [],
 
 
 def test_filters_are_registered():
-    names = ["metrics_rates", "placement_evidence", "placement_findings", "pod_allocations", "reservation_slack"]
+    names = ["metrics_rates", "placement_evidence", "placement_findings", "placement_recheck", "pod_allocations", "reservation_slack"]
     assert sorted(evidence.FilterModule().filters()) == names
 
 
@@ -41,3 +41,12 @@ def test_errors_become_filter_errors():
         evidence.pod_allocations([], "node", FACTS)
     with pytest.raises(AnsibleFilterError, match="metrics_rates: the second scrape"):
         evidence.metrics_rates({"timestamp": 0, "samples": []}, {"timestamp": 0, "samples": []})
+
+
+def test_placement_recheck():
+    after = {"workloads": [{"owner": "ReplicaSet/n/p-rs", "namespace": "n", "now": [{"name": "p", "uid": "u", "ready": True, "container_ids": {}}]}]}
+    resources = {"reachable": True, "pods": [POD], "reconciled": evidence.pod_allocations([POD], "pod", FACTS)}
+    result = evidence.placement_recheck(after, resources, {"pods": [{"uid": "u", "found": False}]}, FACTS)
+    assert result["problems"] == ["n/p: recheck_cgroup unknown: pod n/p (uid u): placement_info found no cgroup for it after the rollback"]
+    with pytest.raises(AnsibleFilterError, match=r"^placement_recheck: "):
+        evidence.placement_recheck(after, resources, {"pods": []}, {"schema_version": 99})

@@ -90,6 +90,27 @@ def test_a_workload_that_did_not_come_back_is_kept_and_named(capsys, tmp_path):
         ["ReplicaSet/default/cache-5b8d4c: missing, 0 of 1 pods Ready on the node (before: cache-5b8d4c-w7rtl)"])
 
 
+def test_a_recreated_pod_that_is_ready_but_placed_wrong_or_whose_restart_moved_it_is_not_reconciled(capsys, tmp_path):
+    transition(tmp_path, ENABLE, "enable", 0, 22.5)
+    transition(tmp_path, ROLLBACK, "rollback", 10, 21.6)
+    problem = "default/web-7c9f5d-bz4kq: recheck_cgroup unknown: pod default/web-7c9f5d-bz4kq (uid u-web-3): placement_info found no cgroup for it"
+    pods = [{"pod": "default/web-7c9f5d-bz4kq", "owner": "ReplicaSet/default/web-7c9f5d",
+             "findings": [{"check": "recheck_cgroup", "container": None, "result": "unknown"}]}]
+    placement = {"checked": 1, "problems": [problem], "pods": pods}
+    restarts = [{"pod": "default/web-7c9f5d-bz4kq", "container": "c", "restarted": True, "restart_count": 1, "error": None,
+                 "changes": ["pod default/web-7c9f5d-bz4kq container c: its exclusive CPUs changed with the restart: 2 before, 3 after"]}]
+    checked = run(capsys, rehearsal_check, root=str(tmp_path), transition=ROLLBACK, node=NODE, workloads=after(ALL_BACK), pod_resources=PODRESOURCES,
+                  placement=placement, restarts=restarts)
+    assert checked["check"]["placement"]["pods"] == [
+        {"pod": "default/web-7c9f5d-bz4kq", "owner": "ReplicaSet/default/web-7c9f5d", "checks": [["recheck_cgroup", None, "unknown"]]}]
+    rollback = run(capsys, rehearsal_info, root=str(tmp_path), node=NODE)["rollback"]
+    assert (rollback["state"], rollback["missing"], rollback["problems"]) == ("not reconciled", [], [
+        problem, "after the restart of default/web-7c9f5d-bz4kq's container c: pod default/web-7c9f5d-bz4kq container c: its exclusive CPUs "
+        "changed with the restart: 2 before, 3 after"])
+    bad = run(capsys, rehearsal_check, root=str(tmp_path), transition=ROLLBACK, node=NODE, workloads=after(ALL_BACK), placement={"pods": []})
+    assert bad["msg"] == "placement has no problems: the placement_recheck result has pods, problems"
+
+
 def test_the_check_goes_only_with_a_closed_rollback_of_this_node(capsys, tmp_path):
     transition(tmp_path, ENABLE, "enable", 0, 22.5)
     transition(tmp_path, ROLLBACK, "rollback", 10, 21.6, close=False, outcome="failed")

@@ -130,3 +130,19 @@ def test_a_true_check_is_rehearsed_within_the_clock_skew():
     early = dict(KEPT, observed_at="2026-12-01T09:06:00Z")
     found = rehearsal.evidence(NODE, [ENABLE, ROLLBACK], {ROLLBACK["transition"]: early}, now=NOW)
     assert (found["state"], found["problems"]) == ("rehearsed", [])
+
+
+def test_a_placement_recheck_or_restart_that_says_otherwise_than_its_checks_is_refused():
+    """The re-checks after the rollback (the recreated pods' placement, the opt-in restart) count in reconciled, and are believed only
+    when their problems follow from their checks."""
+    disagreeing = {"checked": 1, "problems": [], "pods": [{"pod": "default/web-b", "owner": "ReplicaSet/default/web",
+                                                           "checks": [["cpuset", "c", "disagree"]]}]}
+    assert refused(dict(KEPT, placement=disagreeing)) == [REFUSED + "placement names no problem, but its checks do not all agree"]
+    moved = {"pod": "default/web-b", "container": "main", "restarted": True, "restart_count": 1, "error": None,
+             "changes": ["pod default/web-b container main: its exclusive CPUs changed with the restart: 2 before, 3 after"], "problems": []}
+    assert refused(dict(KEPT, restarts=[moved])) == [REFUSED + "a restart of 'default/web-b' names no problem, but it was not seen or moved it"]
+    said = dict(disagreeing, problems=["default/web-b: cpuset disagree: x"])
+    assert refused(dict(KEPT, placement=said)) == [REFUSED + "reconciled is True, but its observations give False"]
+    found = rehearsal.evidence(NODE, [ENABLE, ROLLBACK], {ROLLBACK["transition"]: dict(KEPT, placement=said, reconciled=False,
+                                                                                       problems=said["problems"])}, now=NOW)
+    assert (found["state"], found["rehearsed"]) == ("not reconciled", False)

@@ -39,7 +39,7 @@ BEFORE_PODS = [pod("web-7c9f5d-q2xkp", "u-web-1", WEB), pod("debug-shell", "u-ba
 def test_observe_names_the_workloads_and_when():
     before = rehearsal_wait.observe(Api([BEFORE_PODS]), NODE, now=stamp)
     assert before == {"workloads": [{"owner": "ReplicaSet/default/web-7c9f5d", "kind": "ReplicaSet", "namespace": "default", "name": "web-7c9f5d",
-                                     "uid": WEB[2], "pods": [{"name": "web-7c9f5d-q2xkp", "uid": "u-web-1", "ready": True}]}],
+                                     "uid": WEB[2], "pods": [{"name": "web-7c9f5d-q2xkp", "uid": "u-web-1", "ready": True, "container_ids": {}}]}],
                       "unowned": ["default/debug-shell"], "observed_at": stamp()}
 
 
@@ -54,7 +54,7 @@ def test_wait_looks_until_the_workload_is_back_with_a_line_per_look():
         "rehearsal gpu-node-1: 0 of 1 workloads back after the rollback, 0s of 30s; waiting for ReplicaSet/default/web-7c9f5d (missing, 0 of 1 Ready)",
         "rehearsal gpu-node-1: 0 of 1 workloads back after the rollback, 2s of 30s; waiting for ReplicaSet/default/web-7c9f5d (not ready, 0 of 1 Ready)",
         "rehearsal gpu-node-1: 1 of 1 workloads back after the rollback, 4s of 30s"]
-    assert result["workloads"][0]["now"] == [{"name": "web-7c9f5d-zz9kq", "uid": "u-web-2", "ready": True, "kept": False}]
+    assert result["workloads"][0]["now"] == [{"name": "web-7c9f5d-zz9kq", "uid": "u-web-2", "ready": True, "kept": False, "container_ids": {}}]
     assert (result["observed_at"], result["before_observed_at"], result["unowned"]) == (stamp(), stamp(), [])
 
 
