@@ -14,6 +14,9 @@ and node it reports:
 - the waits, from the tasks' own results: the drain's ``waited_s`` (pods going) and the verify's
   ``waited_s`` (Ready and stable for ``kubelet_transition_stable_s``); the collection's own overhead
   is the wall time less those waits;
+- API round trips: the requests the API server double's log (``audit.jsonl`` in molecule's ephemeral folder) took
+  during the run, less the kubelet stand-ins' own (node registration, ``/status`` heartbeats), per node the total over
+  both nodes divided by two (serial 1, the nodes alike);
 - module runs on the node (the ``podman exec`` calls that run an ``AnsiballZ_`` module) and every
   ``podman exec`` call into that node's container, counted and timed by a ``podman`` shim first on
   PATH; "podman plumbing" is the time in the calls around the module runs (``echo ~``, the temporary
@@ -33,9 +36,14 @@ per command a client runs, and with pipelining every module run is one such comm
 is run: no temporary folder); the ``podman`` shim stays on PATH and must see no ``podman exec``.
 ``--connection both`` (the default) runs podman first, then SSH, on the same nodes.
 
+``--without VAR=VALUE`` (repeatable) runs the three playbooks a second time on each connection, on the same nodes, with those
+extra vars too, its rows labelled "without": the same run without the steps they turn off (for example
+``--without kubelet_transition_lock=false --without kubelet_transition_dry_run=false``), so that a step's cost is read
+side by side on the same machine at the same moment.
+
 Prints a Markdown table for docs/benchmarks.md, per node (counts as t1 / t2). Usage, from the checkout (``make bench-transition``
 does the same after building the node image):
-  .venv/bin/python scripts/bench_transition.py [--connection podman|ssh|both]
+  .venv/bin/python scripts/bench_transition.py [--connection podman|ssh|both] [-e VAR=VALUE]... [--without VAR=VALUE]...
 
 Paths come from this script's own location: the checkout is its parent folder, the tools are the
 checkout's ``.venv/bin`` (put first on PATH for molecule and ansible-playbook), and the fixtures
@@ -160,6 +168,27 @@ def sshd_execs(node):
     return sum(1 for line in log.splitlines() if "req exec" in line)
 
 
+def api_lines(eph):
+    """The API server double's request log lines so far."""
+    try:
+        with open(os.path.join(eph, "audit.jsonl"), encoding="utf-8") as stream:
+            return stream.read().splitlines()
+    except FileNotFoundError:
+        return []
+
+
+def api_round_trips(lines):
+    """The requests among ``lines`` that the playbook made: not a kubelet stand-in's registration or its /status heartbeats."""
+    count = 0
+    for line in lines:
+        request = json.loads(line)
+        uri = request.get("requestURI", "").split("?")[0]
+        if (request.get("method"), uri) == ("POST", "/api/v1/nodes") or (request.get("method") == "PATCH" and uri.endswith("/status")):
+            continue
+        count += 1
+    return count
+
+
 def run(eph, shim_dir, playbook, ssh_inventory=None, extra_vars=()):
     log = os.path.join(shim_dir, "podman.log")
     open(log, "w", encoding="utf-8").close()
@@ -169,11 +198,13 @@ def run(eph, shim_dir, playbook, ssh_inventory=None, extra_vars=()):
     env["ANSIBLE_STDOUT_CALLBACK"] = "ansible.posix.json"
     inventories = ["-i", os.path.join(eph, "inventory")] + (["-i", ssh_inventory] if ssh_inventory else [])
     before = {node: sshd_execs(node) for node in NODES} if ssh_inventory else {}
+    api_before = len(api_lines(eph))
     cpu, start = children_cpu(), time.monotonic()
     done = subprocess.run([os.path.join(BIN, "ansible-playbook")] + inventories + [os.path.join(REPO, "playbooks", playbook), "-e", "numa_gate_hosts=all"]
                           + [arg for value in extra_vars for arg in ("-e", value)],
                           cwd=REPO, env=env, capture_output=True, text=True, check=False)
     wall, cpu = time.monotonic() - start, children_cpu() - cpu
+    api = api_round_trips(api_lines(eph)[api_before:]) / len(NODES)
     if done.returncode != 0:
         sys.exit("%s failed (rc %d):\n%s" % (playbook, done.returncode, done.stdout[-4000:]))
     report = json.loads(done.stdout[0 if done.stdout.startswith("{") else done.stdout.index("\n{") + 1:])
@@ -190,7 +221,7 @@ def run(eph, shim_dir, playbook, ssh_inventory=None, extra_vars=()):
         else:
             runs = len(modules)
         rows[node] = {"tasks": report["stats"].get(node, {}).get("ok", 0), "execs": len(execs), "modules": runs,
-                      "plumbing": sum(seconds for seconds, _words in mine) - sum(modules), "waits": waits[node]}
+                      "plumbing": sum(seconds for seconds, _words in mine) - sum(modules), "waits": waits[node], "api": api}
     return wall, cpu, rows
 
 
@@ -200,6 +231,8 @@ def main():
                         help="how the playbooks reach the nodes: podman exec, SSH with pipelining and ControlPersist, or both (default)")
     parser.add_argument("-e", "--extra-vars", action="append", default=[],
                         help="extra vars for every playbook run, as ansible-playbook takes them (for example kubelet_transition_lock=false)")
+    parser.add_argument("--without", action="append", default=[],
+                        help="extra vars for a second pass of the three playbooks, labelled 'without' (the steps they turn off)")
     parsed = parser.parse_args()
     chosen = parsed.connection
     connections = ("podman", "ssh") if chosen == "both" else (chosen,)
@@ -215,19 +248,21 @@ def main():
         stream.write(SHIM.format(log=os.path.join(shim_dir, "podman.log"), podman=podman))
     os.chmod(os.path.join(shim_dir, "podman"), 0o755)
     lines = ["| connection | run | wall (s) | controller CPU (s) | waits (s) | overhead (s) | of which podman plumbing (s) | tasks "
-             "| module runs on the node | `podman exec` calls |", "|---|---|---|---|---|---|---|---|---|---|"]
+             "| module runs on the node | API round trips | `podman exec` calls |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+    passes = [("", parsed.extra_vars)] + ([(" without", parsed.extra_vars + parsed.without)] if parsed.without else [])
     try:
         for connection in connections:
             ssh_inventory = ssh_setup(shim_dir) if connection == "ssh" else None
-            for label, playbook in (("enable", "enable.yml"), ("enable again (converged)", "enable.yml"), ("rollback", "rollback.yml")):
-                wall, cpu, rows = run(eph, shim_dir, playbook, ssh_inventory, parsed.extra_vars)
-                waits = sum(r["waits"] for r in rows.values()) / len(NODES)
-                plumbing = sum(r["plumbing"] for r in rows.values()) / len(NODES)
-                lines.append("| %s | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %s | %s | %s |" % (
-                    connection, label, wall / len(NODES), cpu / len(NODES), waits, wall / len(NODES) - waits, plumbing,
-                    " / ".join(str(rows[n]["tasks"]) for n in NODES), " / ".join(str(rows[n]["modules"]) for n in NODES),
-                    " / ".join(str(rows[n]["execs"]) for n in NODES)))
-                print(lines[-1], flush=True)
+            for suffix, extra_vars in passes:
+                for label, playbook in (("enable", "enable.yml"), ("enable again (converged)", "enable.yml"), ("rollback", "rollback.yml")):
+                    wall, cpu, rows = run(eph, shim_dir, playbook, ssh_inventory, extra_vars)
+                    waits = sum(r["waits"] for r in rows.values()) / len(NODES)
+                    plumbing = sum(r["plumbing"] for r in rows.values()) / len(NODES)
+                    lines.append("| %s | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %s | %s | %.0f | %s |" % (
+                        connection, label + suffix, wall / len(NODES), cpu / len(NODES), waits, wall / len(NODES) - waits, plumbing,
+                        " / ".join(str(rows[n]["tasks"]) for n in NODES), " / ".join(str(rows[n]["modules"]) for n in NODES),
+                        rows[NODES[0]]["api"], " / ".join(str(rows[n]["execs"]) for n in NODES)))
+                    print(lines[-1], flush=True)
     finally:
         ssh_teardown(shim_dir)
         subprocess.run([os.path.join(BIN, "molecule"), "cleanup", "-s", "transition"], cwd=REPO, env=tool_env(), check=False,

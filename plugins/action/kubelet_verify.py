@@ -46,7 +46,9 @@ class ActionModule(NodeApiAction):
                              display=display)
         if args["stayed"] is not None:
             # The pods that stayed through the restart, once the kubelet is up: a verify that fails here restores the node.
-            found.update(came_back.check(api, args["node"], args["stayed"], timeout=args["timeout"], poll=args["poll"], display=display))
+            # waited_s stays the whole wait (Ready and stable, then the pods), not the second wait alone.
+            back = came_back.check(api, args["node"], args["stayed"], timeout=args["timeout"], poll=args["poll"], display=display)
+            found.update(back, waited_s=round(found["waited_s"] + back["waited_s"], 1))
         return dict(found, changed=False)
 
     def answer(self, args):

@@ -217,7 +217,7 @@ mismatches:
   elements: dict
   sample: [{field: cpuManagerPolicy, expected: static, actual: none}]
 waited_s:
-  description: Seconds it waited.
+  description: Seconds it waited (with O(stayed), for the node to be Ready and stable and then for the pods that stayed).
   returned: always, unless the arguments or the kubeconfig were refused (with O(decide), under RV(now))
   type: float
   sample: 20.3

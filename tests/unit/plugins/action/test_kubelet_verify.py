@@ -86,6 +86,15 @@ def test_a_node_not_ready_is_a_failed_result_naming_its_state(double, kubeconfig
     assert (result["ready"], result["node_state"]["status"]) == (False, "Unknown")
 
 
+def test_with_stayed_waited_s_is_the_whole_wait_not_the_pods_check_alone(kubeconfig):
+    result = run_in_process({"kubeconfig": kubeconfig, "node": "n1", "expect": {"cpuManagerPolicy": "static"}, "stable_s": 1, "poll": 0.2,
+                             "stayed": {"extended_resources": {}, "failed_before": [], "gpu_pods": []}})
+    assert result.get("failed") is not True, result
+    assert (result["rejected_pods"], result["lost_resources"]) == ([], [])
+    # The stable window alone is 1 s; the pods' check, with nothing to wait for, adds about nothing to it.
+    assert 1.0 <= result["waited_s"] < 5
+
+
 def test_bad_values_are_failed_results(kubeconfig):
     result = run_in_process({"kubeconfig": kubeconfig, "node": "n1", "poll": 0})
     assert result["msg"] == "timeout and stable_s must be 0 or more seconds and poll more than 0, not 180, 20 and 0.0"
