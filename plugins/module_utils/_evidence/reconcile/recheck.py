@@ -9,7 +9,8 @@ pods carry their ``container_ids``) gets what the canary gets (`findings.reconci
 containers' cgroup CPU sets and every thread's mask against PodResources (``cpuset``,
 ``thread_masks``), its devices' NUMA nodes against its CPUs (``device_locality``, device identities
 as PodResources lists them, mapped through the facts), its permitted memory nodes and its resident
-pages (``memory_nodes``, ``resident_memory``). Unknown is never agreement: a pod PodResources does not
+pages (``memory_nodes``, ``resident_memory``; not for a pod on the shared pool with no device, which the
+kubelet gives no NUMA node). Unknown is never agreement: a pod PodResources does not
 list, or whose cgroup placement_info did not find, is an ``unknown`` finding, and so is a read that
 failed; each disagreement or unknown is a problem line.
 """
@@ -31,6 +32,18 @@ def _read_error(result, what):
     if result.get("msg") and not result.get("pods") and not result.get("reconciled"):
         return "%s failed: %s" % (what, result["msg"])
     return None
+
+
+def _applicable(allocation, found):
+    """``found`` without the memory locality checks when the kubelet gave the pod no NUMA node to be local to.
+
+    A pod with no exclusive CPUs (nor a pod-level set) and no device runs on the shared pool: the kubelet promises its
+    memory no node, so ``memory_nodes`` and ``resident_memory`` have no expectation to be held to (reconcile_pod would
+    read "expected none" as a disagreement). Every other check stays.
+    """
+    if allocation.get("exclusive") or allocation.get("pod_cpus") or any(allocation.get("devices", {}).values()):
+        return found
+    return [finding for finding in found if finding.get("check") not in ("memory_nodes", "resident_memory")]
 
 
 def _main(place, container_ids, main_container):
@@ -70,7 +83,7 @@ def recheck(pod_resources, placement, after, topology, main_container=None):
                 found = [_unknown(name, "recheck_cgroup", "pod %s (uid %s): placement_info found no cgroup for it after the rollback"
                                   % (name, pod.get("uid")))]
             else:
-                found = reconcile.reconcile_pod(allocation, place, pod.get("container_ids") or {}, oracle)
+                found = _applicable(allocation, reconcile.reconcile_pod(allocation, place, pod.get("container_ids") or {}, oracle))
             checked.append({"pod": name, "uid": pod.get("uid"), "owner": workload.get("owner"), "findings": found,
                             "main": _main(place, pod.get("container_ids"), main_container)})
     problems = ["%s: %s %s: %s" % (entry["pod"], finding["check"], finding["result"], finding["message"])
