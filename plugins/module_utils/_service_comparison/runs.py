@@ -68,7 +68,30 @@ def _side(settings, side):
     if given.get("metrics_port") and not given.get("pods"):
         raise _E("%s.metrics_port needs pods (the workload's pods, {pod: <namespace>/<name>, uid}): the pod proxy reads pods, not a URL"
                  % where)
+    if given.get("prometheus_url") and given.get("pods"):
+        given = dict(given, match=_pod_match(given, where))
     return given
+
+
+def _pod_match(given, where):
+    """The side's ``match`` with its one pod's labels (``pod_labels``: label names for the namespace and the pod, by default the
+    Prometheus Operator's ``namespace`` and ``pod`` target labels): Prometheus is queried for that pod's series only."""
+    pods = given["pods"]
+    if not isinstance(pods, list) or len(pods) != 1 or not isinstance(pods[0], dict) or not isinstance(pods[0].get("pod"), str) \
+            or pods[0]["pod"].count("/") != 1:
+        raise _E("%s: prometheus_url with pods reads one pod ({pod: <namespace>/<name>, uid}) by its labels, got %r; several pods are read "
+                 "through the API's pod proxy (metrics_port)" % (where, pods))
+    labels = given.get("pod_labels") or {}
+    if not isinstance(labels, dict) or not set(labels) <= {"namespace", "pod"} or not all(isinstance(v, str) and v for v in labels.values()):
+        raise _E("%s.pod_labels must map namespace and/or pod to label names, got %r" % (where, labels))
+    names = dict({"namespace": "namespace", "pod": "pod"}, **labels)
+    namespace, name = pods[0]["pod"].split("/")
+    match = dict(given.get("match") or {})
+    for key, value in ((names["namespace"], namespace), (names["pod"], name)):
+        if key in match and str(match[key]) != value:
+            raise _E("%s.match %s=%r is not the pod's %r: the query would read another pod's series" % (where, key, match[key], value))
+        match[key] = value
+    return match
 
 
 def _check(settings):

@@ -156,3 +156,32 @@ def test_a_window_without_its_parts_is_refused():
              r"\(service_window's\), got \['plan'\]$")
     with pytest.raises(ServiceComparisonError, match=wrong):
         service_runs.compare([_done(windows)[0], {"plan": {}}], [])
+
+
+def _canary_with_pods(**changes):
+    return dict(dict(settings()["canary"], pods=[{"pod": "canary/server-0", "uid": "u-1", "node": "gpu-1"}]), **changes)
+
+
+def test_prometheus_with_the_canary_pod_reads_that_pod_by_its_labels():
+    windows = service_runs.plan(settings(canary=_canary_with_pods()))
+    assert [entry["read"]["match"] for entry in windows if entry["side"] == "canary"] == [{"namespace": "canary", "pod": "server-0"}] * 3
+    assert [entry["read"].get("match") for entry in windows if entry["side"] == "baseline"] == [None] * 3
+    # Other label names (a scrape config's relabelling), with the operator's own match kept beside them.
+    labels = {"namespace": "kubernetes_namespace", "pod": "kubernetes_pod_name"}
+    windows = service_runs.plan(settings(canary=_canary_with_pods(match={"model_name": "m"}, pod_labels=labels)))
+    assert windows[1]["read"]["match"] == {"model_name": "m", "kubernetes_namespace": "canary", "kubernetes_pod_name": "server-0"}
+
+
+@pytest.mark.parametrize("canary, message", [
+    (_canary_with_pods(pods=[{"pod": "canary/server-0", "uid": "u-1"}, {"pod": "canary/server-1", "uid": "u-2"}]),
+     "service_comparison_canary: prometheus_url with pods reads one pod ({pod: <namespace>/<name>, uid}) by its labels, got "
+     "[{'pod': 'canary/server-0', 'uid': 'u-1'}, {'pod': 'canary/server-1', 'uid': 'u-2'}]; several pods are read through the API's pod "
+     "proxy (metrics_port)"),
+    (_canary_with_pods(match={"pod": "other-0"}),
+     "service_comparison_canary.match pod='other-0' is not the pod's 'server-0': the query would read another pod's series"),
+    (_canary_with_pods(pod_labels=["pod"]), "service_comparison_canary.pod_labels must map namespace and/or pod to label names, got ['pod']"),
+])
+def test_prometheus_with_pods_refusals(canary, message):
+    with pytest.raises(ServiceComparisonError) as caught:
+        service_runs.plan(settings(canary=canary))
+    assert str(caught.value) == message
