@@ -70,3 +70,13 @@ def test_the_main_container_is_named_with_its_cgroup_and_processes_for_the_resta
     (pod,) = recheck.recheck(resources, placed, _after(), facts, main_container="main")["pods"]
     assert pod["main"] == {"container": "main", "id": ri.MAIN, "cgroup": placed["pods"][0]["containers"][0]["cgroup"], "pids": [100]}
     assert recheck.recheck(resources, placed, _after(), facts, main_container="trainer")["pods"][0]["main"] is None
+
+
+def test_a_pod_on_the_shared_pool_without_devices_is_not_held_to_memory_locality(tmp_path):
+    """The kubelet gives such a pod no NUMA node: memory_nodes and resident_memory have nothing to hold it to; its CPU checks stay."""
+    pods = ri.canary_pods(pod_cpus="", main_cpus="")
+    for container in pods[0]["containers"]:
+        container["devices"] = []
+    facts, resources, placed = _reads(str(tmp_path), "container", pods)
+    (pod,) = recheck.recheck(resources, placed, _after(), facts)["pods"]
+    assert sorted({f["check"] for f in pod["findings"]}) == ["cpuset", "thread_masks"]
