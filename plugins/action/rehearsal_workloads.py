@@ -9,6 +9,8 @@ task: arguments, progress lines through Ansible's display while it waits, and on
 
 from __future__ import annotations
 
+import math
+
 from ansible.utils.display import Display
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._rehearsal import specs
@@ -30,8 +32,9 @@ class ActionModule(NodeApiAction):
     ARGUMENT_SPEC = ARGUMENT_SPEC
 
     def check(self, args):
-        if args["timeout"] < 0 or not args["poll"] > 0:
-            raise NumaGateError("timeout must be 0 or more seconds and poll more than 0, not %r and %r" % (args["timeout"], args["poll"]))
+        if args["timeout"] < 0 or not (math.isfinite(args["poll"]) and args["poll"] > 0):
+            raise NumaGateError("timeout must be 0 or more seconds and poll a finite number of seconds above 0, not %r and %r"
+                                % (args["timeout"], args["poll"]))
         return S.check(args["before"], S.Nullable(BEFORE), "before", NumaGateError)
 
     def ask(self, api, args, checked):

@@ -225,18 +225,20 @@ def test_canary_wait_and_rehearsal_workloads_answers(tmp_path, files, serve):
         "an owner uid that is a number": pod_path % owner.url + "metadata.ownerReferences[0].uid is a number, expected a string",
         "a pod list whose items are a mapping": "GET /api/v1/namespaces/default/pods?labelSelector=app=c: the answer's items is an object, "
                                                 "expected a list",
-        "a NaN poll": "timeout must be 0 or more seconds, poll more than 0 and replicas 1 or more, not 0, nan and 1"}
+        "a NaN poll": "timeout must be 0 or more seconds, poll a finite number of seconds above 0 and replicas 1 or more, not 0, nan and 1"}
     found = play(tmp_path, "rehearsal_workloads", {
         "metadata that is a string": {"node": "n1", "kubeconfig": metadata.kubeconfig},
         "container statuses that are a string": {"node": "n1", "kubeconfig": statuses.kubeconfig},
-        "a pod list nested too deep": {"node": "n1", "kubeconfig": deep.kubeconfig}})
+        "a pod list nested too deep": {"node": "n1", "kubeconfig": deep.kubeconfig},
+        "an infinite poll": {"node": "n1", "kubeconfig": deep.kubeconfig, "poll": "inf", "before": {"workloads": []}}})
     listing = "GET %s/api/v1/pods?fieldSelector=spec.nodeName%%3Dn1: "
     assert found == {
         "metadata that is a string": listing % metadata.url + "the answer's items[0].metadata is a string, expected an object",
         "container statuses that are a string": listing % statuses.url + "the answer's items[0].status.containerStatuses is a string, "
                                                                          "expected a list",
         "a pod list nested too deep": listing % deep.url + "the answer is not JSON (nested too deeply to parse (more levels of arrays and "
-                                                           "objects than the parser's recursion limit)): '%s'" % ("[" * 200)}
+                                                           "objects than the parser's recursion limit)): '%s'" % ("[" * 200),
+        "an infinite poll": "timeout must be 0 or more seconds and poll a finite number of seconds above 0, not 300 and inf"}
 
 
 NODE = {"metadata": {"name": "n1", "labels": {}}, "status": {"nodeInfo": {"kubeletVersion": "v1.37.1", "kernelVersion": "6.8"}}}
@@ -250,7 +252,8 @@ def test_stack_info_and_device_path_info_answers(tmp_path, files, serve):
     found = play(tmp_path, "stack_info", {
         "a nodeInfo that is a string": {"node": "n1", "kubeconfig": node_info.kubeconfig},
         "DaemonSets whose containers are a string": {"node": "n1", "workloads": True, "kubeconfig": daemonsets.kubeconfig},
-        "an infinite request_timeout": {"node": "n1", "kubeconfig": node_info.kubeconfig, "request_timeout": "inf"}})
+        "an infinite request_timeout": {"node": "n1", "kubeconfig": node_info.kubeconfig, "request_timeout": "inf"},
+        "an IPv6 API host without brackets": {"node": "n1", "host": "https://::1:6443", "api_key": "t0ken-not-shown"}})
     errors = {name: sorted({entry["error"] for entry in result["observed"] if entry["error"] and "HTTP 404" not in entry["error"]})
               for name, result in found.items() if isinstance(result, dict)}
     assert errors == {
@@ -258,6 +261,9 @@ def test_stack_info_and_device_path_info_answers(tmp_path, files, serve):
         "DaemonSets whose containers are a string": [
             "GET /apis/apps/v1/daemonsets: the answer's items[0].spec.template.spec.containers is a string, expected a list"]}
     assert found["an infinite request_timeout"] == "request_timeout must be a finite number of seconds above 0, not inf"
+    assert found["an IPv6 API host without brackets"] == ("host 'https://::1:6443' is not the API server's URL: Port could not be cast to "
+                                                          "integer value as ':1:6443' (an IPv6 address is written in brackets, as "
+                                                          "https://[::1]:6443)")
     slices = {"/apis/resource.k8s.io/v1/resourceslices": {"items": []}}
     labels = serve(dict(slices, **{"/api/v1/nodes/gpu-1": {"metadata": {"name": "gpu-1", "labels": ["a"]}}, "/api/v1/pods": {"items": []}}))
     pods = serve(dict(slices, **{"/api/v1/nodes/gpu-1": {"metadata": {"name": "gpu-1"}}, "/api/v1/pods": {"items": ["nvidia-device-plugin"]}}))

@@ -3,7 +3,7 @@
 """The shape of a value a filter is given, checked before it is read: a wrong type or a missing key is named, never a KeyError.
 
 Public: `check`, `Fields`, `ListOf`, `MapOf`, `Nullable`, `OneOf`, `Leaf`, `STR`, `DECIMAL`, `INT`, `COUNT`, `NUMBER`, `BOOL`,
-`SCALAR`, `MAPPING`, `LIST`, `ANY`, `SECONDS`, `EPOCH`, `MAX_DEPTH`, `seconds`, `no_nul`, `http_url_problem`, `kind`.
+`SCALAR`, `MAPPING`, `LIST`, `ANY`, `SECONDS`, `EPOCH`, `MAX_DEPTH`, `seconds`, `no_nul`, `http_url_problem`, `ipv6_hint`, `kind`.
 
 A spec is a tree of small checkers: `Fields` (a mapping with required and optional keys; other keys are
 left alone), `ListOf`, `MapOf`, `Nullable`, `OneOf`, and the leaves. `check(value, spec, where, error)`
@@ -225,6 +225,14 @@ def no_nul(value, where, error, then="nothing was run"):
 _CONTROL = re.compile(r"[\x00-\x20\x7f]")
 
 
+def ipv6_hint(url, example="http://[::1]:9090"):
+    """" (an IPv6 address is written in brackets, ...)" when ``url``'s host looks like an IPv6 address without them, else ""."""
+    authority = str(url).partition("://")[2].partition("/")[0].rpartition("@")[2]
+    if authority.count(":") > 1 or authority.startswith("["):
+        return " (an IPv6 address is written in brackets, as %s)" % example
+    return ""
+
+
 def http_url_problem(url):
     """None when ``url`` is an http(s) URL with a host (and a port, if any, that is a number); else what is wrong with it.
 
@@ -240,10 +248,7 @@ def http_url_problem(url):
         parsed = urllib.parse.urlsplit(url)
         host, port = parsed.hostname, parsed.port
     except ValueError as exc:
-        authority = url.partition("://")[2].partition("/")[0].rpartition("@")[2]
-        ipv6 = authority.count(":") > 1 or authority.startswith("[")
-        hint = " (an IPv6 address is written in brackets, as http://[::1]:9090)" if ipv6 else ""
-        return "cannot be read as a URL: %s%s" % (exc, hint)
+        return "cannot be read as a URL: %s%s" % (exc, ipv6_hint(url))
     if parsed.scheme not in ("http", "https"):
         return "is not an http or https URL (scheme %r)" % parsed.scheme
     if not host:

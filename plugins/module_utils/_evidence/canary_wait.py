@@ -46,7 +46,7 @@ def wait(api, namespace, name=None, selector=None, replicas=1, timeout=180, poll
     if bool(name) == bool(selector):
         raise NumaGateError("give the canary's pod name or its pods' label selector, one of them, not %s" % ("both" if name else "neither"))
     if not (math.isfinite(timeout) and math.isfinite(poll)) or timeout < 0 or poll <= 0 or replicas < 1:
-        raise NumaGateError("timeout must be 0 or more seconds, poll more than 0 and replicas 1 or more, not %r, %r and %r"
+        raise NumaGateError("timeout must be 0 or more seconds, poll a finite number of seconds above 0 and replicas 1 or more, not %r, %r and %r"
                             % (timeout, poll, replicas))
     what = "%s/%s" % (namespace, name) if name else "%s pods %s" % (namespace, ",".join("%s=%s" % item for item in sorted(selector.items())))
     pace = progress.Pace(display, clock)

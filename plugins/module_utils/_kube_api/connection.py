@@ -30,6 +30,7 @@ import urllib.parse
 from ansible.module_utils.parsing.convert_bool import boolean
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base.errors import NumaGateError
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import shape_check as _shape
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import connection_spec
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import kubeconfig as _kubeconfig
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._kube_api import urls
@@ -174,7 +175,8 @@ def _url(text, named, schemes, what):
         parts = urllib.parse.urlsplit(text)
         port = parts.port
     except ValueError as exc:
-        raise ConnectionOptionsError("%s %r is not %s: %s" % (named, shown, what, urls.mask_text(str(exc)))) from exc
+        hint = _shape.ipv6_hint(text, "https://[::1]:6443")
+        raise ConnectionOptionsError("%s %r is not %s: %s%s" % (named, shown, what, urls.mask_text(str(exc)), hint)) from exc
     if parts.scheme.lower() not in schemes or not parts.hostname or parts.query or parts.fragment or port == 0:
         raise ConnectionOptionsError("%s %r is not %s: %s<host>[:<port>][/<path>], without a query or fragment"
                                      % (named, shown, what, " or ".join("%s://" % scheme for scheme in schemes)))

@@ -75,7 +75,7 @@ def test_a_window_looks_past_a_refusal_until_its_bound_counting_the_refused(doub
 @pytest.mark.parametrize("options, message", [
     ({}, "give the canary's pod name or its pods' label selector, one of them, not neither"),
     ({"name": NAME, "selector": LABELS}, "give the canary's pod name or its pods' label selector, one of them, not both"),
-    ({"name": NAME, "poll": 0}, "timeout must be 0 or more seconds, poll more than 0 and replicas 1 or more, not 180, 0 and 1"),
+    ({"name": NAME, "poll": 0}, "timeout must be 0 or more seconds, poll a finite number of seconds above 0 and replicas 1 or more, not 180, 0 and 1"),
 ])
 def test_bad_input_is_refused_before_any_request(double, kube, clock, options, message):
     with pytest.raises(NumaGateError) as caught:
