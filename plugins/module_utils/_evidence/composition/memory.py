@@ -5,7 +5,8 @@
 Public: `compose`, `main_container`, `SHAPE`.
 
 From ``placement`` (placement_info right after admission) and ``placement_after`` (placement_info
-again, after ``evidence_warmup_seconds`` or the service windows): each reading's containers with
+again, after the service windows when the service comparison ran on the canary's pods, and
+``evidence_warmup_seconds``): each reading's containers with
 their ``memory.numa_stat`` bytes by type per node, their numa_maps bytes and the local-byte fraction
 on their permitted nodes, the main container's fraction apart; and the comparison of the two
 (`_evidence.placement.migration`), whose findings the ``findings`` source also carries so that a
