@@ -19,11 +19,11 @@ _TEXT = S.Nullable(S.SCALAR)
 FAILURE = S.Fields("an admission failure", {}, {"layer": _TEXT, "reason": _TEXT, "message": _TEXT})
 ADMISSION = S.Fields("a canary admission (canary_admission)", {}, {"admitted": S.Nullable(S.BOOL), "failures": S.ListOf(FAILURE)})
 # What the record takes for it (`Source.shape`).
-SUBJECT = S.Fields("a pod the canary created", {"pod": S.STR}, {"uid": S.Nullable(S.STR), "node": S.Nullable(S.STR), "controller": S.Nullable(S.STR),
-                                                                  "gpu_requests": S.Nullable(S.MAPPING)})
-SHAPE = S.Fields("the canary (pod and admission)", {}, {"pod": S.Nullable(S.STR), "admission": S.Nullable(ADMISSION), "memory_nodes": S.ANY,
-                                                         "workload": S.Nullable(S.STR), "pods": S.Nullable(S.ListOf(SUBJECT)),
-                                                         "diff": S.Nullable(S.ListOf(S.STR))})
+SUBJECT = S.Fields("a pod the canary created", {"pod": S.STR}, {
+    "uid": S.Nullable(S.STR), "node": S.Nullable(S.STR), "controller": S.Nullable(S.STR), "gpu_requests": S.Nullable(S.MAPPING)})
+SHAPE = S.Fields("the canary (pod and admission)", {}, {
+    "pod": S.Nullable(S.STR), "admission": S.Nullable(ADMISSION), "memory_nodes": S.ANY, "workload": S.Nullable(S.STR),
+    "pods": S.Nullable(S.ListOf(SUBJECT)), "diff": S.Nullable(S.ListOf(S.STR))})
 _SUBJECT_KEYS = ("pod", "uid", "node", "controller", "gpu_requests")
 
 
