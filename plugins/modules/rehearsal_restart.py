@@ -16,7 +16,7 @@ description:
     (C(/proc/<pid>/cgroup)), and sends it SIGKILL; the runtime reports the exit and the kubelet starts the container again in the
     same pod, under its C(restartPolicy). SIGKILL because a container's PID 1 ignores SIGTERM without a handler.
   - A cgroup with no process of those given, or with several whose parent is outside it, fails naming them, and nothing is stopped.
-  - Changes a running workload; run it only when asked.
+  - Changes a running workload; run it only when asked. Signals only under O(root) V(/) (a recorded tree's PIDs are not this host's).
 options:
   root:
     description: Directory under which C(proc/) is read. V(/) on a node.

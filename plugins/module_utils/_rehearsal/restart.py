@@ -61,8 +61,13 @@ def main_process(root, cgroup, pids):
 
 
 def stop(root, cgroup, pids, check_mode=False):
-    """{"pid", "signal", "stopped"}: the main process of ``cgroup`` gets SIGKILL (not in check mode)."""
+    """{"pid", "signal", "stopped"}: the main process of ``cgroup`` gets SIGKILL (not in check mode).
+
+    Only on this host's own /proc: under another ``root`` (a recorded tree) the PIDs are not this host's processes.
+    """
     pid = main_process(root, cgroup, pids)
+    if not check_mode and os.path.realpath(root) != "/":
+        raise NumaGateError("root %s is not /: PID %d read under it is not a process of this host, so nothing was stopped" % (root, pid))
     if not check_mode:
         os.kill(pid, signal.SIGKILL)
     return {"pid": pid, "signal": "SIGKILL", "stopped": not check_mode}

@@ -100,6 +100,12 @@ def test_two_roots_in_one_cgroup_is_refused(tmp_path):
         restart.main_process(str(tmp_path), "/kubepods/pod1/c", [10, 11])
     assert str(raised.value) == ("cgroup /kubepods/pod1/c has 2 processes whose parent is outside it (10, 11): its main process is not "
                                  "known, so nothing was stopped (processes given: 10, 11)")
+    # one root (11 a child of 10): named in check mode, but never signalled under a root that is not this host's /
+    (tmp_path / "proc" / "11" / "stat").write_text("11 (python3) S 10 1 1 0 -1\n")
+    assert restart.stop(str(tmp_path), "/kubepods/pod1/c", [10, 11], check_mode=True)["pid"] == 10
+    with pytest.raises(NumaGateError) as raised:
+        restart.stop(str(tmp_path), "/kubepods/pod1/c", [10, 11])
+    assert str(raised.value) == "root %s is not /: PID 10 read under it is not a process of this host, so nothing was stopped" % tmp_path
 
 
 def _k8s(count, ready=True):
