@@ -128,6 +128,21 @@ def test_refuses_a_memory_machine_state_that_no_longer_matches(node):
     assert refused(node, changed) == "start memory manager error: [memorymanager] the expected machine state is different from the real one"
 
 
+def test_a_reboot_that_changed_the_machines_memory_refuses_until_the_state_is_removed(node):
+    # Issue 28, item 5: the memory a node boots with can differ from its checkpoint (a DIMM added or failed, memory the
+    # firmware now keeps); the Static policy recomputes the machine state and refuses when it differs from the checkpoint's
+    # (pkg/kubelet/cm/memorymanager/policy_static.go validateState, areMachineStatesEqual). The documented recovery: drain,
+    # stop, remove memory_manager_state, start.
+    Running(node, STATIC).stop()
+    write(str(node / "sys/devices/system/node/node1/meminfo"), "Node 1 MemTotal:        8388608 kB\n")
+    write(str(node / "meminfo"), "MemTotal:        12582912 kB\n")
+    assert refused(node, STATIC) == "start memory manager error: [memorymanager] the expected machine state is different from the real one"
+    (node / "root" / "memory_manager_state").unlink()
+    Running(node, STATIC).stop()
+    inner = json.loads(read_state(node, "memory_manager_state")["data"])
+    assert inner["machineState"]["1"]["memoryMap"]["memory"]["total"] == 8388608 * 1024
+
+
 @pytest.mark.parametrize("change, message", [
     (("cpuManagerPolicy: static", "cpuManagerPolicy: Static"), 'failed to run Kubelet: unknown policy: "Static"'),
     (("memoryManagerPolicy: Static", "memoryManagerPolicy: static"), 'failed to run Kubelet: unknown policy: "static"'),
