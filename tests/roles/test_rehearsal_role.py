@@ -3,7 +3,8 @@
 """The rehearsal role's after entry point through the stand-ins (issue 27, item 6): the API double (tests/doubles/apiserver) with its
 ReplicaSet controller recreates the workload's pod, the kubelet stand-in (tests/doubles/kubelet) admits it on node n1 and serves
 PodResources on its socket; the recreated pod's cgroups are a recorded tree laid out as the kubelet and containerd lay them out
-(its container IDs the stand-in's). The kept check holds the canary's placement checks for the recreated pod, not only Ready."""
+(its container IDs the stand-in's), or, for the opt-in restart, real cgroups of this machine holding a real main process. The kept
+check holds the canary's placement checks for the recreated pod, not only Ready, and the restarted container's allocation."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -20,6 +22,7 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._rehearsal impo
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.journal import journal, transitions
 from ansible_collections.gpusmith.numa_gate.tests.unit import ansible_run
 from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._evidence.evidence_trees import node_tree
+from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._evidence.placement.evidence_procs import Child, KubeletCgroups
 from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._record import record_inputs as ri
 
 if os.path.join(ansible_run.REPO, "tests", "doubles") not in sys.path:
@@ -163,3 +166,89 @@ def test_a_recreated_pod_ready_but_not_on_the_shared_pool_is_not_reconciled(doub
     assert check["problems"] == check["placement"]["problems"] == [
         "%s: cpuset disagree: pod %s container main: the node's shared pool (container scope) 0-15, the cgroup's effective CPUs are 1-15"
         % (name, name)]
+
+
+RESTART_PLAY = """- hosts: localhost
+  gather_facts: false
+  module_defaults:
+    gpusmith.numa_gate.placement_info: {cgroup_root: "{{ cgroup_root }}"}
+    gpusmith.numa_gate.pod_resources_info: {socket: "{{ socket }}"}
+  tasks:
+    - name: Read this machine's topology (its real CPUs and NUMA node, which the stand-in's machine copies)
+      gpusmith.numa_gate.topology_facts:
+    - name: Check the workloads after the rollback, restarting their main container
+      ansible.builtin.include_role:
+        name: gpusmith.numa_gate.rehearsal
+        tasks_from: after
+    - name: Keep what the role exported
+      ansible.builtin.copy:
+        content: "{{ rehearsal_result | to_json }}"
+        dest: "{{ result_path }}"
+        mode: "0644"
+"""
+
+
+def _play_the_kubelets_restart(double, name, child, stop):
+    """The stand-in restarts no container: when the real main process ends, the test writes what the kubelet would (restartCount 1,
+    the pod Ready again), and keeps it written (the stand-in's own status writes may come after)."""
+    child.proc.wait()
+    while not stop.is_set():
+        pod = double.store.get("pods", "default", name)
+        statuses = pod.get("status", {}).get("containerStatuses") or []
+        if any(status.get("restartCount") != 1 for status in statuses):
+            for status in statuses:
+                status["restartCount"] = 1
+            double.store.update("pods", pod, check_version=False)
+        stop.wait(0.1)
+
+
+def test_an_asked_restart_of_the_main_container_keeps_its_allocation(double, tmp_path):
+    """Real: this machine's cgroups (a kubelet-shaped tree under a cgroup root of its own) and a real main process, stopped by
+    rehearsal_restart; the stand-in's PodResources before and after; the API double's pod as the kubelet would write it."""
+    cpus = "0-%d" % max(os.sched_getaffinity(0)) if len(os.sched_getaffinity(0)) > 1 else "0"
+    machine = standin_harness.fake_machine(tmp_path / "n1", cpus, {0: cpus})
+    running = standin_harness.Running(machine, KUBELET_CONFIG, "--api-server", double.url,
+                                      "--admit-api-pods", "--bind-pods")
+    tree = KubeletCgroups("numa-gate-rehearsal-%s" % os.urandom(4).hex())
+    stop = threading.Event()
+    child = None
+    try:
+        if tree.version != 1:
+            pytest.skip("this machine has cgroup v2; the real restart test is written against its v1 cpuset")
+        double.add_pod("web-7c9f5d-q2xkp", "n1", owner_kind="ReplicaSet", owner_name="web", labels=LABELS, grace=0)
+        (old,) = _wait_for("the ReplicaSet's pod Ready on n1", lambda: [p for p in _web_pods(double) if _ready(p)])
+        before = rehearsal_workloads.workloads(_web_pods(double), "n1")
+        double.store.delete("pods", "default", old["metadata"]["name"])
+        (new,) = _wait_for("a new pod admitted by the stand-in on n1", lambda: [
+            p for p in _web_pods(double) if _ready(p) and p["metadata"]["uid"] != old["metadata"]["uid"] and _admitted(p)])
+        uid, name = new["metadata"]["uid"], new["metadata"]["name"]
+        cgroup = tree.make("kubepods/besteffort/pod%s/%s" % (uid, _container_id(uid, "main")), cpus, "0")
+        child = Child(main=[0], threads=[[0]], touch=4096)
+        tree.enter(cgroup, child.pid)
+        child.go()
+        threading.Thread(target=_play_the_kubelets_restart, args=(double, name, child, stop), daemon=True).start()
+        state_dir = str(tmp_path / "state")
+        _closed_rollback(state_dir)
+        (tmp_path / "play.yml").write_text(RESTART_PLAY)
+        (tmp_path / "vars.json").write_text(json.dumps({
+            "numa_gate_kubeconfig": double.write_kubeconfig(tmp_path / "kubeconfig"), "rehearsal_node_name": "n1", "rehearsal_timeout": 20,
+            "rehearsal_poll": 0.5, "rehearsal_before": before, "rehearsal_transition": {"target": "rollback", "transition": ROLLBACK},
+            "rehearsal_state_dir": state_dir, "podresources_client_python": ansible_run.PYTHON, "rehearsal_restart_main": True,
+            "cgroup_root": "/" + tree.prefix, "socket": str(machine / "root" / "pod-resources" / "kubelet.sock"),
+            "result_path": str(tmp_path / "result.json")}))
+        argv = [os.path.join(ansible_run.BIN, "ansible-playbook"), "-i", "localhost,", "-c", "local", str(tmp_path / "play.yml"),
+                "-e", "@%s" % (tmp_path / "vars.json"), "-e", "ansible_python_interpreter=%s" % ansible_run.PYTHON]
+        done = subprocess.run(argv, cwd=str(tmp_path), env=ansible_run.environment_without_api_settings(tmp_path), capture_output=True,
+                              text=True, timeout=300, check=False)
+        assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+        check = json.loads((tmp_path / "result.json").read_text())["check"]
+        assert child.proc.returncode == -9  # the real main process got SIGKILL
+        assert check["restarts"] == [{"pod": "default/" + name, "container": "main", "restarted": True, "restart_count": 1, "changes": [],
+                                      "error": None, "problems": []}]
+        assert (check["problems"], check["reconciled"]) == ([], True)
+    finally:
+        stop.set()
+        if child is not None:
+            child.stop()
+        tree.remove()
+        running.stop()
