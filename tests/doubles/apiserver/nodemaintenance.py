@@ -110,7 +110,10 @@ class Operator:
                 # Only forward: a request with a condition (set by a test, or already granted) is left as it is until its grant.
                 if current is not None and (not granted or (current["status"], current["reason"]) == wanted[:2]):
                     continue
-                obj["status"] = dict(obj.get("status") or {}, conditions=[{
+                # The operator sets its Ready condition and keeps the others (apimachinery meta.SetStatusCondition), so a
+                # RequestorFailed condition a test set is not overwritten by a pass that finds no Ready condition yet.
+                others = [c for c in (obj.get("status") or {}).get("conditions") or [] if c.get("type") != "Ready"]
+                obj["status"] = dict(obj.get("status") or {}, conditions=others + [{
                     "type": "Ready", "status": wanted[0], "reason": wanted[1], "message": wanted[2],
                     "lastTransitionTime": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now))}])
                 self.store.update("nodemaintenances", obj, check_version=False)
