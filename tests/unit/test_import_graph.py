@@ -66,7 +66,10 @@ def test_a_file_above_400_lines_fails(tree):
 
 
 def test_a_package_above_15_percent_fails(tree):
-    for index in range(12):
+    # Enough lines that _render's share passes 15 % however large module_utils has grown (each file under 400 lines).
+    total = sum(sum(1 for _line in open(os.path.join(d, f), encoding="utf-8")) for d, _dirs, files in os.walk(str(tree / "plugins" / "module_utils"))
+                for f in files if f.endswith(".py"))
+    for index in range(total // 1500 + 1):
         (tree / "plugins" / "module_utils" / "_render" / ("filler%d.py" % index)).write_text("x = 1\n" * 390)
     code, out = run(str(tree))
     assert code == 1

@@ -27,15 +27,15 @@ SINCE = "since the record that accepted this node (adopt): repeat the acceptance
 
 def test_the_record_takes_its_inputs_and_the_verdict_its_evidence_from_the_list():
     assert sources.names() == ("versions", "baseline_config", "target_config", "allocations", "findings", "canary", "memory", "admission_failure",
-                               "configuration", "metrics", "effect", "service_objectives", "rollback", "device_path")
+                               "configuration", "metrics", "effect", "service_objectives", "rollback", "device_path", "transport")
     assert record.input_keys() == ("versions", "plan", "baseline_config", "target_config", "allocations", "findings", "canary", "memory",
-                                   "admission_failure", "configuration", "metrics", "effect", "service_objectives", "rollback", "device_path", "slack",
+                                   "admission_failure", "configuration", "metrics", "effect", "service_objectives", "rollback", "device_path", "transport", "slack",
                                    "policy", "previous", "observed", "driver_read", "node_name", "generated_at")
     assert verdict.evidence_keys() == ("versions", "devices", "has_gpus", "oracle", "placement", "admission", "configuration", "metrics",
-                                       "effect", "service_objectives", "rollback", "device_path")
-    assert [s.name for s in sources.placements("key")] == ["allocations", "memory", "admission_failure", "metrics", "effect", "device_path"]
+                                       "effect", "service_objectives", "rollback", "device_path", "transport")
+    assert [s.name for s in sources.placements("key")] == ["allocations", "memory", "admission_failure", "metrics", "effect", "device_path", "transport"]
     assert [s.name for s in sources.placements("attestation")] == ["configuration", "service_objectives", "rollback"]
-    assert sorted(verdict.CRITERIA) == ["configuration", "device_path", "effect", "metrics", "rollback", "service_objectives"]
+    assert sorted(verdict.CRITERIA) == ["configuration", "device_path", "effect", "metrics", "rollback", "service_objectives", "transport"]
 
 
 # The new source of the next test: what its composition file would hold (composition/thermal.py).
