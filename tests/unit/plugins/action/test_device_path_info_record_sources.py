@@ -29,8 +29,8 @@ def test_the_record_takes_its_inputs_and_the_verdict_its_evidence_from_the_list(
     assert sources.names() == ("versions", "baseline_config", "target_config", "allocations", "findings", "canary", "memory", "admission_failure",
                                "configuration", "metrics", "effect", "service_objectives", "rollback", "device_path", "transport")
     assert record.input_keys() == ("versions", "plan", "baseline_config", "target_config", "allocations", "findings", "canary", "memory",
-                                   "admission_failure", "configuration", "metrics", "effect", "service_objectives", "rollback", "device_path", "transport", "slack",
-                                   "policy", "previous", "observed", "driver_read", "node_name", "generated_at")
+                                   "admission_failure", "configuration", "metrics", "effect", "service_objectives", "rollback", "device_path", "transport",
+                                   "slack", "policy", "previous", "observed", "driver_read", "node_name", "generated_at")
     assert verdict.evidence_keys() == ("versions", "devices", "has_gpus", "oracle", "placement", "admission", "configuration", "metrics",
                                        "effect", "service_objectives", "rollback", "device_path", "transport")
     assert [s.name for s in sources.placements("key")] == ["allocations", "memory", "admission_failure", "metrics", "effect", "device_path", "transport"]

@@ -34,9 +34,9 @@ def topology(tmp_path_factory):
 def reads(topology, spec_env, values, gpu="GPU-4", required=False, environ_problem=None):
     env = [{"name": k, "value": v} for k, v in spec_env.items()] + [{"name": "DB_PASSWORD", "value": "pw"}]
     return {
-        "transport_task": {"changed": False, "containers": [{"uid": UID, "container": "main", "container_id": "c1", "pid": 300, "problem": None,
-                                                              "environ": {"pid": 300, "read": environ_problem is None, "values": values,
-                                                                          "problem": environ_problem, "bytes": 90}}]},
+        "transport_task": {"changed": False, "containers": [{
+            "uid": UID, "container": "main", "container_id": "c1", "pid": 300, "problem": None,
+            "environ": {"pid": 300, "read": environ_problem is None, "values": values, "problem": environ_problem, "bytes": 90}}]},
         "canary": {"pods": [{"uid": UID, "pod": "gpu/trainer-0"}],
                    "manifest": {"kind": "Pod", "spec": {"containers": [{"name": "main", "env": env}]}}},
         "pod_resources": {"changed": False, "pods": [{"namespace": "gpu", "name": "trainer-0", "containers": [
