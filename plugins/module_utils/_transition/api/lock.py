@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """One maintenance lock per node that other tools see: a ``coordination.k8s.io/v1`` Lease named for the collection.
 
-Public: `hold`, `release`, `lease_name`, `holder_for`, `LockError`, `PREFIX`.
+Public: `hold`, `release`, `delete_held`, `lease_name`, `holder_for`, `LockError`, `PREFIX`.
 
 - The Lease is ``<namespace>/gpusmith-numa-gate-<node>``; its ``holderIdentity`` is
   ``gpusmith.numa_gate/<node>/<transition id>``, so a resumed run of the same transition (another
@@ -151,11 +151,17 @@ def release(api, namespace, node, transition, check_mode=False):
         return dict(facts, changed=False, lock_action="absent")
     if facts["holder"] != holder:
         return dict(facts, changed=False, lock_action="held_by_another")
+    return delete_held(api, _path(namespace, name), lease, facts, check_mode)
+
+
+def delete_held(api, path, obj, facts, check_mode=False):
+    """Delete the lock object ``obj`` at ``path`` only as it was read (resourceVersion precondition): ``facts`` with
+    ``changed`` and ``lock_action`` ``released``, or ``absent`` when it was gone already. The Lease and NodeMaintenance share it."""
     if check_mode:
         return dict(facts, changed=True, lock_action="released")
-    options = {"apiVersion": "v1", "kind": "DeleteOptions", "preconditions": {"resourceVersion": lease["metadata"].get("resourceVersion")}}
+    options = {"apiVersion": "v1", "kind": "DeleteOptions", "preconditions": {"resourceVersion": obj["metadata"].get("resourceVersion")}}
     try:
-        api.request("DELETE", _path(namespace, name), body=options)
+        api.request("DELETE", path, body=options)
     except kube_api.KubeApiError as exc:
         if exc.code == 404:
             return dict(facts, changed=False, lock_action="absent")

@@ -142,13 +142,4 @@ def release(api, namespace, node, transition, check_mode=False):
     facts = _facts(current, namespace, name)
     if facts["transition"] != transition:
         return dict(facts, changed=False, lock_action="held_by_another")
-    if check_mode:
-        return dict(facts, changed=True, lock_action="released")
-    options = {"apiVersion": "v1", "kind": "DeleteOptions", "preconditions": {"resourceVersion": current["metadata"].get("resourceVersion")}}
-    try:
-        api.request("DELETE", _path(namespace, name), body=options)
-    except kube_api.KubeApiError as exc:
-        if exc.code == 404:
-            return dict(facts, changed=False, lock_action="absent")
-        raise
-    return dict(facts, changed=True, lock_action="released")
+    return lock.delete_held(api, _path(namespace, name), current, facts, check_mode)
