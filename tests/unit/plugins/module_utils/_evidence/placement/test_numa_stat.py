@@ -18,6 +18,9 @@ from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._evi
 PAGE = os.sysconf("SC_PAGE_SIZE")
 MEMORY_V1 = "/sys/fs/cgroup/memory"
 TOUCH = 64 * 1024 * 1024
+# memcg keeps its statistics per CPU and folds them in batches (MEMCG_CHARGE_BATCH, 64 pages, mm/memcontrol.c),
+# so a reading right after the touch may lack up to that many pages per CPU; a CI run saw 12 pages missing.
+UNFLUSHED = 64 * os.sysconf("SC_PAGE_SIZE") * os.cpu_count()
 
 V2 = """anon N0=1048576 N1=2097152
 file N0=4096 N1=8192
@@ -111,7 +114,7 @@ def test_a_real_container_cgroup_holds_the_pages_its_process_touched(memory_tree
     stat = view["numa_stat"]
     assert (stat["format"], stat["findings"], stat["source"]) == ("v1", [], "/sys/fs/cgroup/memory%s/memory.numa_stat" % cgroup)
     # the touched block is anonymous and charged to the container's cgroup, on node 0 (its only permitted node)
-    assert stat["bytes"]["anon"]["0"] >= TOUCH
+    assert TOUCH - UNFLUSHED <= stat["bytes"]["anon"]["0"] < 2 * TOUCH
     assert view["permitted"]["nodes"] == "0"
     assert view["permitted"]["source"] == "memory.numa_stat"
     assert view["permitted"]["local_bytes"] == view["permitted"]["total_bytes"] == sum(stat["bytes"]["total"].values())
