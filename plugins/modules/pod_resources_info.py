@@ -56,6 +56,23 @@ options:
       - An answer larger than 16 MiB (the kubelet's own client's bound) is refused by gRPC and is a finding.
     type: float
     default: 5
+  resource_claims:
+    description:
+      - The ResourceClaims (C(resource.k8s.io/v1) items) of the pods' namespaces, read from the API on the controller
+        (M(kubernetes.core.k8s_info)). With O(node_name), each DRA device PodResources reports is joined to its claim's
+        C(status.allocation) and to the ResourceSlice device of the node (NUMA node, PCI address, UUID), and compared with the
+        pod's CPUs and memory.
+      - Unset, each DRA device is matched by name only and is an unknown C(dra_claim) finding, never agreement.
+    type: list
+    elements: dict
+  resource_slices:
+    description: The ResourceSlices of the node (C(resource.k8s.io/v1) items), read with O(resource_claims).
+    type: list
+    elements: dict
+    default: []
+  node_name:
+    description: The Kubernetes Node's name, whose ResourceSlices are joined; required with O(resource_claims).
+    type: str
 extends_documentation_fragment:
   - gpusmith.numa_gate.read_only
 """
@@ -107,6 +124,7 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import errors as _errors
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import fileio as _fileio
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import k8s_names as _k8s_names
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._device_path import dra_claims
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.podresources import allocations
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.podresources import client
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import schema
@@ -123,7 +141,10 @@ def _body(module):
     socket = _fileio.resolve_within(params["root"], params["socket"])
     answer = client.read(socket, timeout=params["timeout"], pods=pods)
     allocatable = answer["allocatable"]["cpu_ids"] if answer["allocatable"] else None
-    reconciled = allocations.reconcile_allocations(answer["pods"], params["scope"], online, allocatable, oracle)
+    dra = None
+    if params["resource_claims"] is not None:
+        dra = dra_claims.prepare(params["resource_claims"], params["resource_slices"], params["node_name"])
+    reconciled = allocations.reconcile_allocations(answer["pods"], params["scope"], online, allocatable, oracle, dra)
     findings = answer["findings"] + reconciled["findings"] + [f for pod in reconciled["pods"] for f in pod["findings"]]
     module.exit_json(changed=False, socket=socket, reachable=answer["reachable"], pods=answer["pods"], allocatable=answer["allocatable"],
                      reconciled=reconciled, libraries=answer["libraries"], findings=findings)
@@ -138,7 +159,11 @@ def main():
             scope=dict(type="str", choices=list(allocations.SCOPES), default="pod"),
             topology=dict(type="dict", required=True),
             timeout=dict(type="float", default=5.0),
+            resource_claims=dict(type="list", elements="dict"),
+            resource_slices=dict(type="list", elements="dict", default=[]),
+            node_name=dict(type="str"),
         ),
+        required_by={"resource_claims": "node_name"},
         supports_check_mode=True,
     )
     _errors.run_module(module, _body, root=module.params["root"], socket=module.params["socket"])

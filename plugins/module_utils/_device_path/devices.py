@@ -79,7 +79,9 @@ def map_container_devices(container, oracle, dra=None):
     for claim in container.get("dynamic_resources", []):
         for resource in claim.get("claim_resources", []):
             if dra is None:
-                found.append(map_device("%s/%s" % (resource["driver_name"], resource["pool_name"]), resource["device_name"], oracle))
+                mapped = map_device("%s/%s" % (resource["driver_name"], resource["pool_name"]), resource["device_name"], oracle)
+                mapped.update(dra_unjoined=True, claim="%s/%s" % (claim.get("claim_namespace"), claim.get("claim_name")))
+                found.append(mapped)
                 continue
             joined = dra_claims.join(claim, resource, dra.get("claims") or [], dra.get("slice_devices") or [])
             joined.update({key: _host(joined, oracle)[key] for key in _KEYS + ("mig_uuid",)})

@@ -198,9 +198,14 @@ def advertised_twice(plugin_devices, slice_devices, where):
 def pod_findings(label, out, oracle, dra, make):
     """`findings` for each container of one reconciled pod (``out``: its ``pod_cpus``, ``memory``, ``devices``) against the NUMA nodes
     of its CPUs (through the oracle) and memory, and `advertised_twice` for a device it got both from a device plugin and through a
-    claim (made with ``make(pod, container, check, result, message, expected=, observed=)``); none without ``dra``."""
+    claim (made with ``make(pod, container, check, result, message, expected=, observed=)``). Without ``dra`` (the claims and slices
+    were not read) each claim device is one unknown ``dra_claim``: matched by name only, never taken for agreement."""
     if dra is None:
-        return []
+        return [make(label, name, "dra_claim", "unknown",
+                     "pod %s container %s: %s from ResourceClaim %s was not joined to its claim's allocation or its ResourceSlice (the "
+                     "ResourceClaims and ResourceSlices were not read), so its locality is unknown, not agreement"
+                     % (label, name, entry["id"], entry.get("claim") or "?"), expected=None, observed=entry["id"])
+                for name, entries in sorted(out["devices"].items()) for entry in entries if entry.get("dra_unjoined")]
     cpus = set(_cpulist.parse(out["pod_cpus"] or ""))
     cpu_nodes = sorted(int(node) for node, entry in ((oracle or {}).get("by_numa_node") or {}).items()
                        if cpus & set(_cpulist.parse(entry["cpus"] or "")))

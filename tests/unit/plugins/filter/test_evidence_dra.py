@@ -19,10 +19,11 @@ def test_dra_devices_joined_through_the_filter():
     assert result["pods"][0]["devices"]["main"][0]["slice"] == "gpu-1-gpu.nvidia.com-x7k2p"
 
 
-def test_without_claims_a_dra_device_is_matched_by_name_as_before():
+def test_without_claims_a_dra_device_is_matched_by_name_and_unknown():
     result = evidence.pod_allocations([pod("10-11", claimed=[("gpu-claim", "gpu-0")])], "pod", FACTS)
     (device,) = result["pods"][0]["devices"]["main"]
-    assert (device["id"], device["kind"], device["numa_node"], result["pods"][0]["findings"]) == ("gpu-0", None, None, [])
+    assert (device["id"], device["kind"], device["numa_node"]) == ("gpu-0", None, None)
+    assert [(f["check"], f["result"], f["observed"]) for f in result["pods"][0]["findings"]] == [("dra_claim", "unknown", "gpu-0")]
 
 
 @pytest.mark.parametrize("claims, node, message", [

@@ -172,3 +172,13 @@ def test_a_device_missing_from_a_pool_with_unpublished_slices_is_unknown():
     assert result["findings"][0]["message"] == (
         "pod ml/trainer container main: DRA device gpu.nvidia.com/gpu-1/gpu-7 (claim ml/gpu-claim): not in the 1 of 2 ResourceSlices of "
         "driver gpu.nvidia.com pool gpu-1 (generation 3) that node gpu-1 has; the others are not published, so whether the device exists is unknown")
+
+
+def test_claims_not_read_leave_each_claim_device_unknown_naming_it():
+    result = reconcile_allocations([pod("2-3", claimed=[("gpu-claim", "gpu-0")])], "pod", "0-31", oracle=locality.build(FACTS))["pods"][0]
+    (device,) = result["devices"]["main"]
+    assert (device["id"], device["claim"], device["dra_unjoined"], device["kind"]) == ("gpu-0", "ml/gpu-claim", True, None)
+    assert checks(result) == [("dra_claim", "unknown")]
+    assert result["findings"][0]["message"] == ("pod ml/trainer container main: gpu-0 from ResourceClaim ml/gpu-claim was not joined to its "
+                                                "claim's allocation or its ResourceSlice (the ResourceClaims and ResourceSlices were not read), "
+                                                "so its locality is unknown, not agreement")
