@@ -3,7 +3,7 @@
 """The one reader of topology facts schema v1: every later step reads the facts through it.
 
 Public: `read`, `kubelet_node`, `SchemaError`, `SCHEMA_VERSION`, and the value types `Topology`,
-`Cpus`, `NumaNode`, `HugepagePool`, `Core`, `Device`, `VendorAffinity`.
+`Cpus`, `NumaNode`, `HugepagePool`, `Core`, `Device`, `VendorAffinity` (and `schema_links.Link`, a GPU's NIC links).
 
 `read(facts)` checks the facts (``ansible_facts.numa_gate_topology``) and returns an immutable
 `Topology`: namedtuples, frozensets and read-only mappings, nothing a reader can change. Any
@@ -25,6 +25,7 @@ from types import MappingProxyType
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import cpulist as _cpulist
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base.errors import NumaGateError
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import schema_links
 
 SCHEMA_VERSION = 1
 
@@ -39,13 +40,15 @@ Core = namedtuple("Core", "id cpus numa package usable")
 Core.__doc__ = """A physical core: id is its lowest CPU (the kubelet's getUniqueCoreID); cpus its online CPUs;
 numa its NUMA node (None: none known); usable: reservable whole (placed, no isolated CPU)."""
 VendorAffinity = namedtuple("VendorAffinity", "source numa_node cpus")
-Device = namedtuple("Device", "kind name index uuid pci_address numa_node numa_source sysfs_numa_node local_cpus vendor_affinity warnings mig_devices")
-Device.__new__.__defaults__ = ((),)
+Device = namedtuple("Device", "kind name index uuid pci_address numa_node numa_source sysfs_numa_node local_cpus vendor_affinity warnings mig_devices "
+                               "links rdma_devices")
+Device.__new__.__defaults__ = ((), (), ())
 Device.__doc__ = """A GPU or NIC. numa_node: as the facts give it (None: unknown; it may name a node the facts lack,
 then a warning says so); local_cpus: canonical cpulist or None; vendor_affinity: VendorAffinity or None;
 warnings: what the reader could not use about this device, and the device's findings (sources that
 disagree, such as an AMD tool against sysfs), each naming the device (also in Topology.warnings); mig_devices: the
-UUIDs of a GPU's MIG devices (``nvidia-smi -L``), () when none or unknown."""
+UUIDs of a GPU's MIG devices (``nvidia-smi -L``), () when none or unknown; links: a GPU's links to the NICs
+(`schema_links.Link` tuples, () when the facts have none); rdma_devices: a NIC's RDMA devices (() when none)."""
 Topology = namedtuple("Topology", "cpus nodes cores cpu_numa cpu_core gpus nics memory_bytes memory_source numa_first warnings vfs")
 Topology.__new__.__defaults__ = ((),)
 Topology.__doc__ = """nodes: {id: NumaNode}, cores: {core id: Core}, cpu_numa / cpu_core: {cpu: node id / core id}
@@ -318,7 +321,8 @@ def _read_device(kind, entry, nodes, warnings):
     warnings.extend(own)
     return Device(kind=kind, name=name, index=index, uuid=uuid, pci_address=address, numa_node=numa_node, numa_source=source,
                   sysfs_numa_node=sysfs_node, local_cpus=local_cpus, vendor_affinity=affinity, warnings=tuple(own),
-                  mig_devices=_mig_devices(key, label, entry))
+                  mig_devices=_mig_devices(key, label, entry), links=schema_links.links(key, label, entry, SchemaError),
+                  rdma_devices=schema_links.rdma_devices(key, label, entry, SchemaError))
 
 
 def _mig_devices(key, label, entry):

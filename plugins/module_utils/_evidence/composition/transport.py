@@ -6,8 +6,8 @@ Public: `compose`, `reasons`, `SHAPE`, `NOT_READ`.
 
 From ``transport_task`` (transport_info on the node: each pod's main process and the three keys of its
 environ), ``canary`` (the manifest sent: the main container's ``env``), ``pod_resources`` (the GPUs the
-container got, by UUID, PCI address or MIG UUID) and ``topology`` (the facts' GPUs with their ``links``,
-and the NICs); ``transport_required`` is the operator's ``evidence_transport_required``. Three states:
+container got, by UUID, PCI address or MIG UUID) and ``topology`` (the facts, read through `_facts.schema`: the GPUs with
+their ``links``, the NICs with their RDMA devices; facts that break the schema are refused naming the field); ``transport_required`` is the operator's ``evidence_transport_required``. Three states:
 
 - not asked (the task did not run): None, no reason;
 - read: ``{"status", "required", "pods", "findings"}``, ``status`` pinned, not pinned, mixed or unknown;
@@ -25,6 +25,7 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.compo
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.nodefs import EvidenceError
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.transport import check as _check
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.transport import selection
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import schema
 
 NOT_READ = "transport_info returned no containers"
 SHAPE = S.Fields("the transport (transport_info)", {"status": S.STR, "findings": S.ListOf(_inputs.FINDING)},
@@ -50,8 +51,14 @@ def _spec_env(manifest, name):
     return found
 
 
+def _gpu_view(gpu):
+    """A facts GPU (`schema.Device`) as the transport check reads it: its identity, NUMA node and NIC links."""
+    return {"index": gpu.index, "uuid": gpu.uuid, "pci_address": gpu.pci_address, "numa_node": gpu.numa_node,
+            "links": {"nics": [dict(link._asdict()) for link in gpu.links]}}
+
+
 def _gpus(pod_resources, pod_name, container, topology):
-    """The facts GPUs whose UUID, PCI address or MIG UUID PodResources lists for the container."""
+    """The facts GPUs (read through the facts schema) whose UUID, PCI address or MIG UUID PodResources lists for the container."""
     ids = set()
     for pod in (pod_resources or {}).get("pods") or []:
         if "%s/%s" % (pod.get("namespace"), pod.get("name")) != pod_name:
@@ -60,10 +67,9 @@ def _gpus(pod_resources, pod_name, container, topology):
             if entry.get("name") == container:
                 ids.update(i for device in entry.get("devices") or [] for i in device.get("device_ids") or [])
     found = []
-    for gpu in (topology or {}).get("gpus") or []:
-        names = set([gpu.get("uuid"), gpu.get("pci_address")] + [m.get("uuid") for m in gpu.get("mig_devices") or [] if isinstance(m, dict)])
-        if ids & (names - set([None])):
-            found.append(gpu)
+    for gpu in topology.gpus:
+        if ids & (set((gpu.uuid, gpu.pci_address) + tuple(gpu.mig_devices)) - set([None])):
+            found.append(_gpu_view(gpu))
     return found
 
 
@@ -74,7 +80,8 @@ def compose(reads):
     if found.get("failed") or not isinstance(found.get("containers"), list):
         return {"status": "not read", "error": str(found.get("msg") or NOT_READ), "findings": []}
     canary = task_result.value(reads, "canary") or {}
-    topology = task_result.value(reads, "topology") or {}
+    topology = schema.read(task_result.value(reads, "topology"), reader="the transport check")
+    nics = [{"name": nic.name, "rdma_devices": list(nic.rdma_devices)} for nic in topology.nics]
     pod_resources = task_result.result(reads, "pod_resources")
     required = bool(reads.get("transport_required"))
     names = dict((pod.get("uid"), pod.get("pod")) for pod in canary.get("pods") or [])
@@ -85,7 +92,7 @@ def compose(reads):
         name = names.get(entry.get("uid")) or entry.get("uid")
         gpus = _gpus(pod_resources, name, entry.get("container"), topology)
         result = _check.check(_spec_env(canary.get("manifest"), entry.get("container")), entry.get("environ"), gpus,
-                              topology.get("nics") or [], pod=name, container=entry.get("container"), required=required)
+                              nics, pod=name, container=entry.get("container"), required=required)
         if entry.get("problem"):
             result["findings"].insert(0, {"pod": name, "container": entry.get("container"), "check": "transport_environ", "result": "unknown",
                                           "expected": None, "observed": None, "sources": {}, "message": "transport: %s" % entry["problem"]})

@@ -10,6 +10,7 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence impor
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.composition import transport
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import gpu_links
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import notes as _notes
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts.schema import SchemaError
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import nvidia_smi
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts import sysfs
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import criteria
@@ -28,7 +29,9 @@ def topology(tmp_path_factory):
              "topo_links": gpu_links.topo_row(topo, row["index"])} for row in topo["gpus"]]
     with sysfs.Root(str(tmp_path_factory.mktemp("empty"))) as root:
         gpu_links.attach(root, _notes.Notes(), gpus, nics)
-    return {"gpus": gpus, "nics": nics}
+    # The CPUs and NUMA nodes as the matrix gives them (CPU Affinity, NUMA Affinity: 0-63,128-191 on node 0, the rest on node 1).
+    return {"schema_version": 1, "cpus": {"online": "0-255", "isolated": ""},
+            "numa_nodes": [{"id": 0, "cpus": "0-63,128-191"}, {"id": 1, "cpus": "64-127,192-255"}], "gpus": gpus, "nics": nics}
 
 
 def reads(topology, spec_env, values, gpu="GPU-4", required=False, environ_problem=None):
@@ -104,3 +107,11 @@ def test_the_source_is_composed_and_its_criterion_asked(topology):
     every.update(reads(topology, {}, {"NCCL_IB_HCA": "=mlx5_7"}))
     assert _compose.compose(every)["transport"]["status"] == "pinned"
     assert "transport" in [row.name for row in criteria.rows()]
+
+
+def test_facts_whose_links_break_the_schema_are_refused_naming_the_field(topology):
+    broken = dict(topology, gpus=[dict(topology["gpus"][0], links={"gpus": {}, "nics": [{"name": "ibp0", "link": "NEAR", "source": "x"}]})])
+    with pytest.raises(SchemaError) as raised:
+        transport.compose(reads(broken, {}, {}, gpu="GPU-0"))
+    assert str(raised.value) == ("topology gpus entry gpu 0: links.nics[0].link 'NEAR' is not one of X, PIX, PXB, PHB, NODE, SYS, SOC "
+                                 "or null")
