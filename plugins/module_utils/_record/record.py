@@ -32,6 +32,7 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence impor
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan import locality
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import configdiff
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import inputs as shapes
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import service_slack
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import verdict as _verdict
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.errors import RecordError
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._stack import observe as _observe
@@ -225,7 +226,7 @@ def build(topology, host, inputs=None):
         "config_diff": configdiff.diff(baseline, target) if baseline is not None and target is not None else None,
         "placement": {"findings": findings, "summary": _summary(findings)} if full else None,
         "canary": canary,
-        "slack": inputs.get("slack"),
+        "slack": service_slack.check(inputs.get("slack"), topology),
         "attestations": {source.name: inputs.get(source.name) for source in _sources.placements("attestation")},
         "verdict": _verdict.decide(evidence, inputs.get("policy"), _accepted(inputs.get("previous"))),
         "warnings": list(topology.get("warnings") or []),

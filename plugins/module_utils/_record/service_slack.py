@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The record's reservation slack, from the workload's CPU use measured in the service windows (pure).
 
-Public: `window_use`, `windows_slack`, `from_windows`, `SOURCE`.
+Public: `window_use`, `windows_slack`, `from_windows`, `check`, `SOURCE`.
 
 The service comparison reads the workload's pods with placement_info at the start and at the end of
 every measured window (`window_use` keeps, per pod, each container cgroup's two usage samples and
@@ -10,11 +10,13 @@ CPU set). The pod's own counter is never used: it already holds its containers' 
 would count the same time twice; container cgroups only. `windows_slack` computes, per side and
 window, `slack.reservation_slack` of the containers' CPUs (whole physical cores per the facts' SMT
 layout) from those samples, and per side the median use over its windows. Nothing here takes a
-typed number: a sample is a counter read from a cgroup file (its ``source``), or it is refused.
+typed number: a sample is a counter read from a cgroup file (its ``source``), or it is refused. Each window keeps
+its measured ``use`` (the `window_use`), so `check` gives the record the slack its own samples give, or refuses it.
 """
 
 from __future__ import annotations
 
+import json
 import statistics
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._base import cpulist as _cpulist
@@ -96,7 +98,8 @@ def windows_slack(windows, topology):
         one = slack.reservation_slack(cpu["cpus"], [(entry["first"], entry["second"]) for entry in cpu["cgroups"]], cores)
         walls = [slack.average_use(entry["first"], entry["second"])["wall_seconds"] for entry in cpu["cgroups"]]
         sides.setdefault(item["side"], []).append(dict(one, window=item["window"], repetition=item["repetition"],
-                                                       cgroups=[entry["cgroup"] for entry in cpu["cgroups"]], wall_seconds=max(walls)))
+                                                       cgroups=[entry["cgroup"] for entry in cpu["cgroups"]], wall_seconds=max(walls),
+                                                       use=cpu))
     summary = {"source": SOURCE, "unit": slack.UNIT, "baseline": None, "canary": None, "comparison": None}
     for side, found in sides.items():
         reserved = sorted({entry["reserved_cpus"] for entry in found})
@@ -122,3 +125,51 @@ def from_windows(done, topology):
     measured = [{"side": item["plan"]["side"], "repetition": item["plan"]["repetition"], "window": item["plan"]["window"], "cpu": item["cpu"]}
                 for item in done if isinstance(item, dict) and isinstance(item.get("plan"), dict) and item.get("cpu")]
     return windows_slack(measured, topology) if measured else None
+
+
+def _measured(value):
+    """The windows run back from a slack ``value``: [{"side", "repetition", "window", "cpu": its ``use``}], each sample checked."""
+    windows = []
+    for side in ("baseline", "canary"):
+        entry = value.get(side)
+        if entry is None:
+            continue
+        if not isinstance(entry, dict) or not isinstance(entry.get("windows"), list) or not entry["windows"]:
+            raise nodefs.EvidenceError("slack: the %s has no measured windows: a reservation slack is computed from the CPU use measured in "
+                                       "the service windows, never typed in" % side, field="slack")
+        for index, window in enumerate(entry["windows"]):
+            use = window.get("use") if isinstance(window, dict) else None
+            where = "slack: the %s's window %d" % (side, index)
+            if not isinstance(use, dict) or not isinstance(use.get("cpus"), str) or not isinstance(use.get("cgroups"), list) or not use["cgroups"]:
+                raise nodefs.EvidenceError("%s carries no measured use (the cgroups' usage samples at its start and end)" % where, field="slack")
+            for cgroup in use["cgroups"]:
+                if not isinstance(cgroup, dict):
+                    raise nodefs.EvidenceError("%s: cgroup entry %r is not a mapping" % (where, cgroup), field="slack")
+                _sample(cgroup.get("first"), "%s cgroup %s at the start" % (where, cgroup.get("cgroup")))
+                _sample(cgroup.get("second"), "%s cgroup %s at the end" % (where, cgroup.get("cgroup")))
+            windows.append({"side": side, "repetition": window.get("repetition"), "window": window.get("window"), "cpu": use})
+    return windows
+
+
+def check(value, topology):
+    """The record's ``slack`` input as `windows_slack` gives it from its own windows' samples; None stays None.
+
+    A slack with another ``source``, without measured windows, or whose numbers differ from what its samples give is refused
+    (EvidenceError naming why): the record's slack is never a typed number.
+    """
+    if value is None:
+        return None
+    if not isinstance(value, dict) or value.get("source") != SOURCE:
+        raise nodefs.EvidenceError("slack %s is not the service comparison's measured slack (its source is %r): the record's reservation "
+                                   "slack is computed from the CPU use measured in the service windows (service_comparison_slack), never "
+                                   "typed in" % (json.dumps(value, sort_keys=True, default=str)[:200],
+                                                 value.get("source") if isinstance(value, dict) else None), field="slack")
+    windows = _measured(value)
+    if not windows:
+        raise nodefs.EvidenceError("slack names neither a measured baseline nor a measured canary", field="slack")
+    again = json.loads(json.dumps(windows_slack(windows, topology), sort_keys=True))
+    if again != json.loads(json.dumps(value, sort_keys=True)):
+        differ = sorted(key for key in set(again) | set(value) if again.get(key) != json.loads(json.dumps(value.get(key))))
+        raise nodefs.EvidenceError("slack: %s differ from what its own samples give: the record's reservation slack is computed from the "
+                                   "measured CPU use, never typed in" % ", ".join(differ), field="slack")
+    return again

@@ -9,6 +9,7 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.podre
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.placement import read as placement
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.reconcile import findings as reconcile
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison import compare as service_compare
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import service_slack
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._facts.gather import gather
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan import locality
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan.plan import reservation_plan
@@ -16,6 +17,7 @@ from ansible_collections.gpusmith.numa_gate.tests.unit import shared_paths
 from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._rehearsal import rehearsal_cases
 from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._service_comparison import runs_cases as service_runs
 from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._evidence.evidence_trees import node_tree
+from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._record import test_service_slack as slack_cases
 
 GPU_UUID = "GPU-5e1b2c3d-4e5f-6a7b-8c9d-0e1f2a3b4c5d"
 HOSTILE_GPU_NAME = 'NVIDIA H200 <script>alert("gpu")</script> \'quoted\''
@@ -58,6 +60,13 @@ def canary_pods(gpu_id=GPU_UUID, pod_cpus="2-5", main_cpus="2-3"):
                             {"name": "logging", "cpu_ids": "", "memory": [], "devices": [], "dynamic_resources": []}]}]
 
 
+def measured_slack(facts):
+    """The service comparison's slack (service_slack.windows_slack) of one window per side, from placement_info-shaped readings:
+    a main container on CPUs 1,5 and a sidecar on CPU 2, 30 and 6 CPU-seconds over 60 s (0.6 CPU-equivalents)."""
+    use = service_slack.window_use(slack_cases.reading(100, 10, 1), slack_cases.reading(160, 40, 7), [slack_cases.POD])
+    return service_slack.windows_slack([{"side": side, "repetition": 0, "window": 0, "cpu": use} for side in ("baseline", "canary")], facts)
+
+
 def full_inputs(root, facts, hostile=False):
     """Every input of `record.build` for the canary on CPUs 2-5 (main 2-3) of the H200, its cgroup tree written under ``root``."""
     oracle = locality.build(facts)
@@ -83,7 +92,7 @@ def full_inputs(root, facts, hostile=False):
                         {"name": "resource_manager_allocation_errors_total", "labels": {"source": "pod"}, "type": "counter", "second": 0.0,
                          "first": 0.0, "increase": 0.0, "rate_per_second": 0.0, "reset": False}],
             "effect": [dict(finding) for finding in EFFECT],
-            "slack": {"baseline_slack": 1.6, "candidate_slack": 0.6, "reduction_physical_cores": 1},
+            "slack": measured_slack(facts),
             "configuration": {"verified": True, "message": "/configz matches the plan"},
             "service_objectives": service_compare.compare(service_runs.interleaved(), [{"metric": "ttft", "quantile": 0.95, "at_most": 0.5}]),
             "rollback": rehearsal_cases.rehearsed(),

@@ -117,3 +117,52 @@ def test_a_counter_that_went_down_and_a_reservation_that_moved_are_refused():
         service_slack.windows_slack([{"side": "canary", "repetition": 1, "window": 2, "cpu": one},
                                      {"side": "canary", "repetition": 2, "window": 4, "cpu": moved}], SMT)
     assert str(caught.value) == "the canary's CPUs differ between its windows (1,5; 1-2,5): no one reservation to state a slack of"
+
+
+def measured():
+    use = service_slack.window_use(reading(100, 10, 1), reading(160, 40, 7), [POD])
+    return service_slack.windows_slack([{"side": side, "repetition": 0, "window": 0, "cpu": copy.deepcopy(use)} for side in ("baseline", "canary")],
+                                       SMT)
+
+
+def test_the_record_takes_a_measured_slack_as_its_samples_give_it():
+    value = measured()
+    assert service_slack.check(copy.deepcopy(value), SMT) == value
+    assert service_slack.check(None, SMT) is None
+
+
+@pytest.mark.parametrize("typed, message", [
+    ({"baseline_slack": 1.6, "candidate_slack": 0.6, "reduction_physical_cores": 1},
+     'slack {"baseline_slack": 1.6, "candidate_slack": 0.6, "reduction_physical_cores": 1} is not the service comparison\'s measured slack '
+     "(its source is None): the record's reservation slack is computed from the CPU use measured in the service windows "
+     "(service_comparison_slack), never typed in"),
+    ("1.6", "slack \"1.6\" is not the service comparison's measured slack (its source is None): the record's reservation slack is computed "
+            "from the CPU use measured in the service windows (service_comparison_slack), never typed in"),
+])
+def test_a_typed_slack_is_refused(typed, message):
+    with pytest.raises(nodefs.EvidenceError) as raised:
+        service_slack.check(typed, SMT)
+    assert str(raised.value) == message
+
+
+def test_a_slack_whose_numbers_differ_from_its_samples_is_refused():
+    value = measured()
+    value["canary"]["slack_cpu_equivalents"] = 3.9
+    with pytest.raises(nodefs.EvidenceError) as raised:
+        service_slack.check(value, SMT)
+    assert str(raised.value) == ("slack: canary differ from what its own samples give: the record's reservation slack is computed from "
+                                 "the measured CPU use, never typed in")
+
+
+def test_a_window_without_its_samples_or_with_a_typed_sample_is_refused():
+    value = measured()
+    del value["baseline"]["windows"][0]["use"]
+    with pytest.raises(nodefs.EvidenceError) as raised:
+        service_slack.check(value, SMT)
+    assert str(raised.value) == "slack: the baseline's window 0 carries no measured use (the cgroups' usage samples at its start and end)"
+    value = measured()
+    value["canary"]["windows"][0]["use"]["cgroups"][0]["first"]["source"] = "typed"
+    with pytest.raises(nodefs.EvidenceError) as raised:
+        service_slack.check(value, SMT)
+    assert str(raised.value).startswith("slack: the canary's window 0 cgroup /kubepods/pod%s/%s at the start: source 'typed' is not a "
+                                        "cgroup's CPU usage file" % (UID, MAIN))
