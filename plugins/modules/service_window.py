@@ -66,7 +66,9 @@ options:
     type: dict
     default: {}
   match:
-    description: "Labels every series must carry, for example C({model_name: llama, namespace: canary})."
+    description:
+      - "Labels every series must carry, for example C({model_name: llama, namespace: canary})."
+      - "A list of values is any of them, for example C({pod: [server-0, server-1]}) (a regex matcher of the values, each escaped)."
     type: dict
     default: {}
   headers:

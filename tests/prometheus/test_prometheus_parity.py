@@ -202,3 +202,16 @@ def test_counts_are_integers_not_extrapolated(run):
     measured = scrape(run, "A")
     for unused_bound, count in measured["metrics"]["itl"]["buckets"]:
         assert count == math.floor(count)
+
+
+def test_a_list_of_match_values_is_read_by_prometheus_as_any_of_them_each_literal(run):
+    # Several pods of a side are one regex matcher of their escaped names: Prometheus anchors it, so "vll." (an escaped dot) matches
+    # no job while "vllm" among the values keeps every series, exactly as without the matcher.
+    start, end = run.windows["A"][0]["at"], run.windows["A"][1]["at"]
+    every = service_query.query_window(run.base, start, end, mapping=MAPPING)
+    listed = service_query.query_window(run.base, start, end, mapping=MAPPING, match={"job": ["vll.", "vllm"]})
+    for key in HISTOGRAMS:
+        assert listed["metrics"][key]["buckets"] == every["metrics"][key]["buckets"]
+        assert listed["metrics"][key]["count"] == every["metrics"][key]["count"] == 400.0
+    escaped = service_query.query_window(run.base, start, end, mapping=MAPPING, match={"job": ["vll."]})
+    assert [escaped["metrics"][key]["count"] for key in HISTOGRAMS] == [0.0, 0.0]

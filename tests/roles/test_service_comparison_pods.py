@@ -129,12 +129,14 @@ def test_windows_on_the_pods_through_the_pod_proxy_and_the_slack_from_measured_c
     playbook = tmp_path / "play.yml"
     playbook.write_text(PLAY)
     (tmp_path / "results").mkdir()
+    # The reads' path and the slack are under test, not the load's steadiness: on a busy 2-core CI machine one run's offered rate
+    # strayed more than 50 % from the median (the run is then refused and there is no table), so the rate check is wide here.
     given = {"service_comparison_baseline": workload.side("baseline"), "service_comparison_canary": workload.side("canary"),
              "service_comparison_command": [sys.executable, GENERATOR, "--target", "{target_url}", "--requests", "{requests}",
                                             "--seconds", "{seconds}", "--result", "{result_file}"],
              "service_comparison_load": {"requests": 300, "seconds": 1.0}, "service_comparison_repetitions": 3,
              "service_comparison_objectives": [{"metric": "ttft", "quantile": 0.95, "at_most": 2.0}],
-             "service_comparison_settings": {"max_rate_difference": 0.5}, "service_comparison_result_dir": str(tmp_path / "results"),
+             "service_comparison_settings": {"max_rate_difference": 10.0}, "service_comparison_result_dir": str(tmp_path / "results"),
              "numa_gate_kubeconfig": workload.double.write_kubeconfig(tmp_path / "kubeconfig"),
              "numa_gate_artifacts_dir": str(tmp_path / "artifacts"), "acceptance_record_generated_at": "2026-12-05T00:00:00Z",
              "result_path": str(tmp_path / "result.json")}
@@ -151,6 +153,7 @@ def test_windows_on_the_pods_through_the_pod_proxy_and_the_slack_from_measured_c
     assert proxied == ["/api/v1/namespaces/serving/pods/%s-0:8000/proxy/metrics" % side for side in ("baseline", "canary") * 3 for _read in "se"]
     assert [(run["side"], run["pods"]) for run in result["runs"]] == [
         (side, [{"pod": workload.pods[side]["pod"], "uid": workload.pods[side]["uid"]}]) for side in ("baseline", "canary") * 3]
+    assert result["table"] is not None, (result["state"], result["reasons"])
     assert result["table"]["latency"]["ttft"]["observations"] == {"baseline": [300.0] * 3, "canary": [300.0] * 3}
     assert result["state"] == "held"
     # The CPU use of each window: the container cgroup's own counter (never the pod's), read at the window's start and end.

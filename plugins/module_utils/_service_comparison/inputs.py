@@ -200,15 +200,22 @@ LABEL_NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*\Z")
 def check_match(match):
     """``match`` (null: none) when every key is a Prometheus label name and every value text UTF-8 can carry; else refused naming it.
 
-    A key goes into a PromQL selector as it is (``{<key>="<value>"}``): one that is no label name would change the query.
+    A key goes into a PromQL selector as it is (``{<key>="<value>"}``): one that is no label name would change the query. A value
+    may be a non-empty list: the series carries any one of them (the pods of a side, ``{<key>=~"a|b"}``).
     """
-    S.check(match, S.Nullable(S.MapOf(S.SCALAR)), "match", _E)
+    S.check(match, S.Nullable(S.MapOf(S.ANY)), "match", _E)
     for key, value in sorted((match or {}).items()):
+        if isinstance(value, dict) or (isinstance(value, list) and any(isinstance(one, (dict, list)) for one in value)):
+            raise _E("match.%s must be a string, number, boolean or null, or a list of those (any of them), got %s"
+                     % (key, S.kind(value)), field="match")
         if not LABEL_NAME.match(key):
             raise _E("match key %r is not a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*); not queried, not matched" % key, field="match")
-        try:
-            str(value).encode("utf-8")
-        except UnicodeEncodeError as exc:
-            raise _E("match.%s has a lone UTF-16 surrogate %r at offset %d: no label value holds one; not queried, not matched"
-                     % (key, str(value)[exc.start], exc.start), field="match") from exc
+        if isinstance(value, list) and not value:
+            raise _E("match.%s is an empty list: no series carries none of no values; not queried, not matched" % key, field="match")
+        for one in value if isinstance(value, list) else [value]:
+            try:
+                str(one).encode("utf-8")
+            except UnicodeEncodeError as exc:
+                raise _E("match.%s has a lone UTF-16 surrogate %r at offset %d: no label value holds one; not queried, not matched"
+                         % (key, str(one)[exc.start], exc.start), field="match") from exc
     return match

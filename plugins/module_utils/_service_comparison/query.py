@@ -24,6 +24,7 @@ and shown masked in every message. A failed query names the query and Prometheus
 from __future__ import annotations
 
 import math
+import re
 import time
 import urllib.parse
 import urllib.request
@@ -59,10 +60,18 @@ def promql_string(value):
                             for char in str(value))
 
 
+def _matcher(key, value):
+    """``key="value"``; a list of values is a regex matcher of each value escaped (RE2 reads Python's escapes of punctuation), fully
+    anchored by Prometheus, so ``a.b`` matches only ``a.b``."""
+    if isinstance(value, list):
+        return "%s=~%s" % (key, promql_string("|".join(re.escape(str(one)) for one in value)))
+    return "%s=%s" % (key, promql_string(value))
+
+
 def _selector(name, match):
     if not match:
         return name
-    return "%s{%s}" % (name, ",".join("%s=%s" % (key, promql_string(value)) for key, value in sorted(match.items())))
+    return "%s{%s}" % (name, ",".join(_matcher(key, value) for key, value in sorted(match.items())))
 
 
 def _seconds(value):

@@ -74,22 +74,24 @@ def _side(settings, side):
 
 
 def _pod_match(given, where):
-    """The side's ``match`` with its one pod's labels (``pod_labels``: label names for the namespace and the pod, by default the
-    Prometheus Operator's ``namespace`` and ``pod`` target labels): Prometheus is queried for that pod's series only."""
+    """The side's ``match`` with its pods' labels (``pod_labels``: label names for the namespace and the pod, by default the
+    Prometheus Operator's ``namespace`` and ``pod`` target labels): Prometheus is queried for those pods' series only, one pod by
+    equality, several by a list (any of them)."""
     pods = given["pods"]
-    if not isinstance(pods, list) or len(pods) != 1 or not isinstance(pods[0], dict) or not isinstance(pods[0].get("pod"), str) \
-            or pods[0]["pod"].count("/") != 1:
-        raise _E("%s: prometheus_url with pods reads one pod ({pod: <namespace>/<name>, uid}) by its labels, got %r; several pods are read "
-                 "through the API's pod proxy (metrics_port)" % (where, pods))
+    if not isinstance(pods, list) or not pods or not all(isinstance(p, dict) and isinstance(p.get("pod"), str) and p["pod"].count("/") == 1
+                                                         for p in pods):
+        raise _E("%s: prometheus_url with pods reads the pods ({pod: <namespace>/<name>, uid} each) by their labels, got %r" % (where, pods))
     labels = given.get("pod_labels") or {}
     if not isinstance(labels, dict) or not set(labels) <= {"namespace", "pod"} or not all(isinstance(v, str) and v for v in labels.values()):
         raise _E("%s.pod_labels must map namespace and/or pod to label names, got %r" % (where, labels))
     names = dict({"namespace": "namespace", "pod": "pod"}, **labels)
-    namespace, name = pods[0]["pod"].split("/")
+    namespaces = sorted(set(p["pod"].split("/")[0] for p in pods))
+    pod_names = sorted(set(p["pod"].split("/")[1] for p in pods))
     match = dict(given.get("match") or {})
-    for key, value in ((names["namespace"], namespace), (names["pod"], name)):
-        if key in match and str(match[key]) != value:
-            raise _E("%s.match %s=%r is not the pod's %r: the query would read another pod's series" % (where, key, match[key], value))
+    for key, values in ((names["namespace"], namespaces), (names["pod"], pod_names)):
+        value = values[0] if len(values) == 1 else values
+        if key in match and match[key] != value and str(match[key]) != value:
+            raise _E("%s.match %s=%r is not the pods' %r: the query would read other pods' series" % (where, key, match[key], value))
         match[key] = value
     return match
 

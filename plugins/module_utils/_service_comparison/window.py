@@ -113,7 +113,7 @@ def trim(text, mapping=None):
 
 
 def _matches(labels, match):
-    return all(labels.get(key) == str(value) for key, value in (match or {}).items())
+    return all(labels.get(key) in ([str(one) for one in value] if isinstance(value, list) else [str(value)]) for key, value in (match or {}).items())
 
 
 def _kind(parsed, name):

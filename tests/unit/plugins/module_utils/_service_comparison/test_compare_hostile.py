@@ -133,8 +133,8 @@ def _run(index, *path_and_value):
      "objectives[0] at_most must be a number >= 0, got nan"),
     (lambda: service_window.scrape_window({"text": ""}, {"text": "", "timestamp": 1}),
      "first has no timestamp: a scrape of /metrics (text, timestamp) has text, timestamp"),
-    (lambda: service_window.scrape_window({"text": "", "timestamp": 0}, {"text": "", "timestamp": 1}, match={"model": ["m"]}),
-     "match.model must be a string, number, boolean or null, got a list"),
+    (lambda: service_window.scrape_window({"text": "", "timestamp": 0}, {"text": "", "timestamp": 1}, match={"model": [["m"]]}),
+     "match.model must be a string, number, boolean or null, or a list of those (any of them), got a list"),
 ])
 def test_wrong_shapes_are_named_by_their_path(call, message):
     with pytest.raises(ServiceComparisonError) as caught:

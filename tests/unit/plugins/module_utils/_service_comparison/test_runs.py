@@ -172,13 +172,21 @@ def test_prometheus_with_the_canary_pod_reads_that_pod_by_its_labels():
     assert windows[1]["read"]["match"] == {"model_name": "m", "kubernetes_namespace": "canary", "kubernetes_pod_name": "server-0"}
 
 
+def test_prometheus_with_several_pods_reads_any_of_them_by_their_labels():
+    pods = [{"pod": "canary/server-1", "uid": "u-2"}, {"pod": "canary/server-0", "uid": "u-1"}]
+    windows = service_runs.plan(settings(canary=_canary_with_pods(pods=pods)))
+    assert windows[1]["read"]["match"] == {"namespace": "canary", "pod": ["server-0", "server-1"]}
+    pods.append({"pod": "other/server-0", "uid": "u-3"})
+    windows = service_runs.plan(settings(canary=_canary_with_pods(pods=pods, match={})))
+    assert windows[1]["read"]["match"] == {"namespace": ["canary", "other"], "pod": ["server-0", "server-1"]}
+
+
 @pytest.mark.parametrize("canary, message", [
-    (_canary_with_pods(pods=[{"pod": "canary/server-0", "uid": "u-1"}, {"pod": "canary/server-1", "uid": "u-2"}]),
-     "service_comparison_canary: prometheus_url with pods reads one pod ({pod: <namespace>/<name>, uid}) by its labels, got "
-     "[{'pod': 'canary/server-0', 'uid': 'u-1'}, {'pod': 'canary/server-1', 'uid': 'u-2'}]; several pods are read through the API's pod "
-     "proxy (metrics_port)"),
+    (_canary_with_pods(pods=[{"pod": "server-0", "uid": "u-1"}]),
+     "service_comparison_canary: prometheus_url with pods reads the pods ({pod: <namespace>/<name>, uid} each) by their labels, got "
+     "[{'pod': 'server-0', 'uid': 'u-1'}]"),
     (_canary_with_pods(match={"pod": "other-0"}),
-     "service_comparison_canary.match pod='other-0' is not the pod's 'server-0': the query would read another pod's series"),
+     "service_comparison_canary.match pod='other-0' is not the pods' 'server-0': the query would read other pods' series"),
     (_canary_with_pods(pod_labels=["pod"]), "service_comparison_canary.pod_labels must map namespace and/or pod to label names, got ['pod']"),
 ])
 def test_prometheus_with_pods_refusals(canary, message):

@@ -79,6 +79,14 @@ def test_a_new_series_counts_from_zero_and_match_selects_series():
     assert result["metrics"]["ttft"]["series"] == 1
 
 
+def test_a_list_of_match_values_selects_the_series_carrying_any_of_them():
+    first = histogram({"a": (1, 1, 1, 0.1), "b": (1, 1, 1, 0.1), "a.b": (5, 5, 5, 1.0)})
+    second = histogram({"a": (2, 2, 2, 0.2), "b": (1, 2, 3, 0.6), "a.b": (9, 9, 9, 2.0)})
+    result = window(first, second, match={"pod": ["a", "b"]})
+    assert result["metrics"]["ttft"]["buckets"] == [["0.1", 1.0], ["0.5", 2.0], ["+Inf", 3.0]]
+    assert result["metrics"]["ttft"]["series"] == 2
+
+
 def test_bounds_are_spelled_one_way():
     text = HEAD + 'vllm:time_to_first_token_seconds_bucket{le="1"} 1\nvllm:time_to_first_token_seconds_bucket{le="+Inf"} 1\n'
     other = HEAD + 'vllm:time_to_first_token_seconds_bucket{le="1.0"} 3\nvllm:time_to_first_token_seconds_bucket{le="+Inf"} 4\n'

@@ -117,6 +117,10 @@ def test_two_spellings_of_one_bound_are_two_series_added_as_before():
     ({"model name": "m"}, "match key 'model name' is not a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*); not queried, not matched"),
     ({"9model": "m"}, "match key '9model' is not a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*); not queried, not matched"),
     ({"model": "a\ud800b"}, "match.model has a lone UTF-16 surrogate '\\ud800' at offset 1: no label value holds one; not queried, not matched"),
+    ({"pod": ["a", "b\ud800"]}, "match.pod has a lone UTF-16 surrogate '\\ud800' at offset 1: no label value holds one; not queried, not matched"),
+    ({"pod": []}, "match.pod is an empty list: no series carries none of no values; not queried, not matched"),
+    ({"pod": {"a": 1}}, "match.pod must be a string, number, boolean or null, or a list of those (any of them), got a mapping"),
+    ({"pod": [["a"]]}, "match.pod must be a string, number, boolean or null, or a list of those (any of them), got a list"),
 ])
 def test_a_match_key_that_is_no_label_name_is_refused_before_any_query(match, message):
     # 127.0.0.1:9 (discard) is never reached: the refusal comes first.
@@ -148,3 +152,17 @@ def test_the_query_sent_holds_the_escaped_value(monkeypatch):
     queries = [urllib.parse.parse_qs(urllib.parse.urlsplit(path).query)["query"][0] for path, unused in server.seen
                if urllib.parse.urlsplit(path).path == "/api/v1/query"]
     assert queries[0] == 'increase(vllm:e2e_request_latency_seconds_bucket{model="a\\"}\\nb"}[60000ms])'
+
+
+def test_a_list_of_values_is_an_anchored_regex_of_each_value_escaped(monkeypatch):
+    for variable in ("http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"):
+        monkeypatch.delenv(variable, raising=False)
+    server = http_servers.Served(http_servers.prometheus({}), 2.0)
+    try:
+        service_query.query_window(server.url, 100.0, 160.0, mapping={"ttft": "x"}, match={"pod": ["server-0", "a.b"], "ns": "c"}, timeout=3)
+    finally:
+        server.stop()
+    queries = [urllib.parse.parse_qs(urllib.parse.urlsplit(path).query)["query"][0] for path, unused in server.seen
+               if urllib.parse.urlsplit(path).path == "/api/v1/query"]
+    # The PromQL literal escapes each backslash, so Prometheus reads the regex server\-0|a\.b (RE2 takes an escaped punctuation mark).
+    assert queries[0] == r'increase(vllm:e2e_request_latency_seconds_bucket{ns="c",pod=~"server\\-0|a\\.b"}[60000ms])'
