@@ -40,8 +40,8 @@ Core = namedtuple("Core", "id cpus numa package usable")
 Core.__doc__ = """A physical core: id is its lowest CPU (the kubelet's getUniqueCoreID); cpus its online CPUs;
 numa its NUMA node (None: none known); usable: reservable whole (placed, no isolated CPU)."""
 VendorAffinity = namedtuple("VendorAffinity", "source numa_node cpus")
-Device = namedtuple("Device", "kind name index uuid pci_address numa_node numa_source sysfs_numa_node local_cpus vendor_affinity warnings mig_devices "
-                               "links rdma_devices")
+_DEVICE_FIELDS = "kind name index uuid pci_address numa_node numa_source sysfs_numa_node local_cpus vendor_affinity warnings mig_devices links rdma_devices"
+Device = namedtuple("Device", _DEVICE_FIELDS)
 Device.__new__.__defaults__ = ((), (), ())
 Device.__doc__ = """A GPU or NIC. numa_node: as the facts give it (None: unknown; it may name a node the facts lack,
 then a warning says so); local_cpus: canonical cpulist or None; vendor_affinity: VendorAffinity or None;

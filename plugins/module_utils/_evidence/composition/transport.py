@@ -7,7 +7,8 @@ Public: `compose`, `reasons`, `SHAPE`, `NOT_READ`.
 From ``transport_task`` (transport_info on the node: each pod's main process and the three keys of its
 environ), ``canary`` (the manifest sent: the main container's ``env``), ``pod_resources`` (the GPUs the
 container got, by UUID, PCI address or MIG UUID) and ``topology`` (the facts, read through `_facts.schema`: the GPUs with
-their ``links``, the NICs with their RDMA devices; facts that break the schema are refused naming the field); ``transport_required`` is the operator's ``evidence_transport_required``. Three states:
+their ``links``, the NICs with their RDMA devices; facts that break the schema are refused naming the field);
+``transport_required`` is the operator's ``evidence_transport_required``. Three states:
 
 - not asked (the task did not run): None, no reason;
 - read: ``{"status", "required", "pods", "findings"}``, ``status`` pinned, not pinned, mixed or unknown;
