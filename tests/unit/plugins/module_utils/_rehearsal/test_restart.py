@@ -35,17 +35,21 @@ def container_cgroup():
                     handle.write(parent.read().strip())
     except OSError as exc:
         pytest.skip("this machine does not let the test create cgroups (%s)" % exc)
-    # the "container's" main process starts a child of its own; both are moved in, the parent (this test) stays outside
-    main = subprocess.Popen([sys.executable, "-c", "import subprocess, sys, time; subprocess.Popen([sys.executable, '-c', "
-                             "'import time; time.sleep(60)']); time.sleep(60)"])
+    # the "container's" main process starts a child of its own once it is in the cgroup (a child forked before the move would stay
+    # outside: a CI run saw that); the parent (this test) stays outside
+    main = subprocess.Popen([sys.executable, "-c", "import subprocess, sys, time; sys.stdin.readline(); subprocess.Popen([sys.executable, '-c', "
+                             "'import time; time.sleep(60)']); time.sleep(60)"], stdin=subprocess.PIPE)
     try:
         with open(os.path.join(path, "cgroup.procs"), "w") as handle:
             handle.write(str(main.pid))
+        main.stdin.write(b"moved\n")
+        main.stdin.flush()
         yield "/" + name, main
     finally:
         if main.poll() is None:
             main.kill()
         main.wait()
+        main.stdin.close()
         for pid in open(os.path.join(path, "cgroup.procs")).read().split():
             try:
                 os.kill(int(pid), 9)
