@@ -25,6 +25,7 @@ Import the submodules explicitly; this file holds only this map.
 - ``pci_devices``: PCI devices under sys/bus/pci/devices, and the NUMA locality of one device.
 - ``runner``: How logic runs vendor tools: an injectable runner, never a shell.
 - ``schema``: The one reader of topology facts schema v1: every later step reads the facts through it.
+- ``schema_links``: The facts schema's GPU links and NIC RDMA devices (schema v1), read for `schema.read` (pure).
 - ``sriov``: SR-IOV physical functions and their virtual functions, from the PCI tree (whether or not a VF is an interface here).
 - ``sysfs``: Small bounded readers for sysfs and procfs files under the root facts are read from.
 - ``sysfs_cpusets``: CPU sets as sysfs writes them: cpulists (``0-3,8``) and hex cpumasks, read through `sysfs`'s bounded readers.
