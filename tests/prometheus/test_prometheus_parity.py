@@ -212,6 +212,8 @@ def test_a_list_of_match_values_is_read_by_prometheus_as_any_of_them_each_litera
     listed = service_query.query_window(run.base, start, end, mapping=MAPPING, match={"job": ["vll.", "vllm"]})
     for key in HISTOGRAMS:
         assert listed["metrics"][key]["buckets"] == every["metrics"][key]["buckets"]
-        assert listed["metrics"][key]["count"] == every["metrics"][key]["count"] == 400.0
+        assert listed["metrics"][key]["count"] == every["metrics"][key]["count"]
+    assert (every["metrics"]["ttft"]["count"], every["metrics"]["itl"]["count"]) == (400.0, 4000.0)
     escaped = service_query.query_window(run.base, start, end, mapping=MAPPING, match={"job": ["vll."]})
-    assert [escaped["metrics"][key]["count"] for key in HISTOGRAMS] == [0.0, 0.0]
+    # No series carries job "vll.": the metric is not found (type None), where an unescaped dot would have matched "vllm".
+    assert [escaped["metrics"][key] for key in HISTOGRAMS] == [{"name": HISTOGRAMS[key], "type": None} for key in HISTOGRAMS]
