@@ -138,12 +138,13 @@ def _body(module):
         raise _errors.NumaGateError("timeout must be more than 0 seconds, not %r" % (params["timeout"],))
     oracle = locality.build(params["topology"])
     online = schema.kubelet_node(params["topology"])["online_cpus"]
-    socket = _fileio.resolve_within(params["root"], params["socket"])
-    answer = client.read(socket, timeout=params["timeout"], pods=pods)
-    allocatable = answer["allocatable"]["cpu_ids"] if answer["allocatable"] else None
+    # The claims and slices are checked before any call: a wrong shape is refused with nothing asked of the kubelet.
     dra = None
     if params["resource_claims"] is not None:
         dra = dra_claims.prepare(params["resource_claims"], params["resource_slices"], params["node_name"])
+    socket = _fileio.resolve_within(params["root"], params["socket"])
+    answer = client.read(socket, timeout=params["timeout"], pods=pods)
+    allocatable = answer["allocatable"]["cpu_ids"] if answer["allocatable"] else None
     reconciled = allocations.reconcile_allocations(answer["pods"], params["scope"], online, allocatable, oracle, dra)
     findings = answer["findings"] + reconciled["findings"] + [f for pod in reconciled["pods"] for f in pod["findings"]]
     module.exit_json(changed=False, socket=socket, reachable=answer["reachable"], pods=answer["pods"], allocatable=answer["allocatable"],

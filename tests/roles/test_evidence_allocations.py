@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 
 import pytest
 
-from ansible_collections.gpusmith.numa_gate.tests.unit import ansible_run
+from ansible_collections.gpusmith.numa_gate.tests.unit import ansible_run, playbook_run
 
 if os.path.join(ansible_run.REPO, "tests", "doubles") not in sys.path:
     sys.path.insert(0, os.path.join(ansible_run.REPO, "tests", "doubles"))
@@ -82,16 +81,13 @@ def fixture_node(tmp_path, request):
 
 def run(api, machine, tmp_path, node_name="n1"):
     (tmp_path / "play.yml").write_text(PLAY)
-    (tmp_path / "vars.json").write_text(json.dumps({
+    variables = playbook_run.write_vars(tmp_path, {
         "kubeconfig": api.write_kubeconfig(tmp_path / "kubeconfig"), "evidence_node_name": node_name, "evidence_topology": FACTS,
         "evidence_plan": {"kubelet_settings": {"topologyManagerScope": "pod"}}, "evidence_kubelet_root_dir": str(machine / "root"),
         "canary_result": {"namespace": "default"}, "podresources_client_result": {"python": ansible_run.PYTHON},
-        "result_path": str(tmp_path / "result.json")}))
-    argv = [os.path.join(ansible_run.BIN, "ansible-playbook"), "-i", "localhost,", "-c", "local", str(tmp_path / "play.yml"),
-            "-e", "@%s" % (tmp_path / "vars.json"), "-e", "ansible_python_interpreter=%s" % ansible_run.PYTHON]
-    done = subprocess.run(argv, cwd=str(tmp_path), env=ansible_run.environment_without_api_settings(tmp_path), capture_output=True,
-                          text=True, timeout=300, check=False)
-    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+        "result_path": str(tmp_path / "result.json")})
+    playbook_run.run(tmp_path, tmp_path / "play.yml", *playbook_run.LOCALHOST, "-e", "@%s" % variables,
+                     env=ansible_run.environment_without_api_settings(tmp_path))
     return json.loads((tmp_path / "result.json").read_text())
 
 

@@ -20,7 +20,7 @@ import pytest
 
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._rehearsal import workloads as rehearsal_workloads
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.journal import journal, transitions
-from ansible_collections.gpusmith.numa_gate.tests.unit import ansible_run
+from ansible_collections.gpusmith.numa_gate.tests.unit import ansible_run, playbook_run
 from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._evidence.evidence_trees import node_tree
 from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._evidence.placement.evidence_procs import Child, KubeletCgroups
 from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._record import record_inputs as ri
@@ -132,17 +132,14 @@ def _rehearse(double, kubelet, tmp_path, container_cpus):
     state_dir = str(tmp_path / "state")
     _closed_rollback(state_dir)
     (tmp_path / "play.yml").write_text(PLAY)
-    (tmp_path / "vars.json").write_text(json.dumps({
+    variables = playbook_run.write_vars(tmp_path, {
         "numa_gate_kubeconfig": double.write_kubeconfig(tmp_path / "kubeconfig"), "rehearsal_node_name": "n1", "rehearsal_timeout": 20,
         "rehearsal_poll": 0.5, "rehearsal_before": before, "rehearsal_transition": {"target": "rollback", "transition": ROLLBACK},
         "rehearsal_topology": ri.h200_facts(), "rehearsal_state_dir": state_dir, "podresources_client_python": ansible_run.PYTHON,
         "node_root": str(tmp_path / "node"), "socket": str(machine / "root" / "pod-resources" / "kubelet.sock"),
-        "result_path": str(tmp_path / "result.json")}))
-    argv = [os.path.join(ansible_run.BIN, "ansible-playbook"), "-i", "localhost,", "-c", "local", str(tmp_path / "play.yml"),
-            "-e", "@%s" % (tmp_path / "vars.json"), "-e", "ansible_python_interpreter=%s" % ansible_run.PYTHON]
-    done = subprocess.run(argv, cwd=str(tmp_path), env=ansible_run.environment_without_api_settings(tmp_path), capture_output=True,
-                          text=True, timeout=300, check=False)
-    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+        "result_path": str(tmp_path / "result.json")})
+    playbook_run.run(tmp_path, tmp_path / "play.yml", *playbook_run.LOCALHOST, "-e", "@%s" % variables,
+                     env=ansible_run.environment_without_api_settings(tmp_path))
     return new, json.loads((tmp_path / "result.json").read_text())
 
 

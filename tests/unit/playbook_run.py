@@ -3,8 +3,8 @@
 `write_play(tmp_path, role, hosts="localhost", tasks="")` writes ``tmp_path/play.yml``: the topology role on the real
 H200 VM fixture (sysfs, no artifacts written), then ``role``, then ``tasks`` (a play's ``tasks:`` key, as YAML text).
 `write_vars(tmp_path, variables)` writes ``tmp_path/vars.json``, for ``-e @<path>``. Both come first, so a test can
-take what its tree holds before the run. `run(tmp_path, playbook, *options, returncode=0)` runs ansible-playbook
-(`ansible_run.environment`, from the checkout) and returns the json callback's output once the exit status is
+take what its tree holds before the run. `run(tmp_path, playbook, *options, returncode=0, env=None)` runs ansible-playbook
+(`ansible_run.environment` unless ``env``, from the checkout) and returns the json callback's output once the exit status is
 ``returncode``; `LOCALHOST` are the options that run the play on this machine with the Python running the tests.
 """
 
@@ -41,10 +41,11 @@ def write_vars(tmp_path, variables):
     return path
 
 
-def run(tmp_path, playbook, *options, returncode=0):
-    """The json callback's output of ``ansible-playbook *options playbook``, asserted to have exited with ``returncode``."""
+def run(tmp_path, playbook, *options, returncode=0, env=None):
+    """The json callback's output of ``ansible-playbook *options playbook``, asserted to have exited with ``returncode``; ``env``
+    defaults to `ansible_run.environment` (`ansible_run.environment_without_api_settings` for a play that brings its own API)."""
     argv = [os.path.join(ansible_run.BIN, "ansible-playbook"), *options, str(playbook)]
-    done = subprocess.run(argv, cwd=ansible_run.REPO, env=ansible_run.environment(tmp_path), capture_output=True, text=True, timeout=300,
-                          check=False)
+    done = subprocess.run(argv, cwd=ansible_run.REPO, env=env or ansible_run.environment(tmp_path), capture_output=True, text=True,
+                          timeout=300, check=False)
     assert done.returncode == returncode, done.stdout[-4000:] + done.stderr[-2000:]
     return json.loads(done.stdout[done.stdout.index("{"):])

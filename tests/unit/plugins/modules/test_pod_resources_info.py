@@ -60,3 +60,18 @@ def test_missing_grpc_fails_clearly(tmp_path, capsys, monkeypatch):
                              "and python3-protobuf from the OS, or pip into a virtualenv (the podresources_client role installs them): "
                              "ModuleNotFoundError: No module named 'grpc'")
     assert "exception" not in result
+
+
+def test_claims_of_the_wrong_shape_are_refused_before_any_call(capsys, monkeypatch):
+    def no_call(*args, **kwargs):
+        raise AssertionError("the kubelet was asked")
+    monkeypatch.setattr(client, "read", no_call)
+    code, result = run({"topology": FACTS, "resource_claims": [{"metadata": {"name": "gpu-claim"}}], "node_name": "gpu-1"}, capsys)
+    assert (code, result["failed"]) == (1, True)
+    assert result["msg"] == "resourceclaims[0] must be a ResourceClaim with metadata.name and metadata.namespace (strings)"
+
+
+def test_claims_without_the_node_name_are_refused(capsys):
+    code, result = run({"topology": FACTS, "resource_claims": []}, capsys)
+    assert (code, result["failed"]) == (1, True)
+    assert result["msg"] == "missing parameter(s) required by 'resource_claims': node_name"
