@@ -76,10 +76,11 @@ def test_check_mode_reads_the_files_and_the_node_sends_nothing_and_composes_one_
     assert verify["msg"].endswith(", healthz HTTP 503: error trying to reach service: dial tcp 127.0.0.1:10250: [Errno 111] Connection refused")
     # Check mode sent no canary, so nothing that follows it ran.
     assert [by_name[name].get("skipped") for name in (
-        "Read the canary's cgroups, thread masks and resident pages", "Read the kubelet's allocations (PodResources)",
+        "Read the canary's cgroups, thread masks and resident pages", "Read the ResourceClaims of the canary's namespace",
+        "Read the node's ResourceSlices", "Read the kubelet's allocations (PodResources), DRA devices joined to their claims and slices",
         "Read the device path (device plugin, DRA slices, SR-IOV) and compare it with the host",
         "Read the transport variables of the canary's main container process",
-        "Scrape the kubelet's metrics after the canary, with rates", "Remove the canary")] == [True] * 6
+        "Scrape the kubelet's metrics after the canary, with rates", "Remove the canary")] == [True] * 8
     assert {key: found[key] for key in ("allocations", "findings", "service_objectives", "device_path")} == {
         "allocations": None, "findings": [], "service_objectives": None, "device_path": None}
     assert found["transport"] is None  # no canary pod: transport_info did not run

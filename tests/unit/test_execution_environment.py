@@ -204,7 +204,7 @@ def test_every_tested_version_satisfies_every_collection(introspected):
     for req in wanted:
         if req.name in tested:
             assert req.specifier.contains(tested[req.name]), str(req)
-    assert tested == {"ansible-core": "2.19.14", "jinja2": "3.1.6", "jmespath": "1.1.0", "kubernetes": "37.0.2", "netaddr": "1.3.0",
+    assert tested == {"ansible-core": "2.19.14", "cryptography": "50.0.2", "jinja2": "3.1.6", "jmespath": "1.1.0", "kubernetes": "37.0.2", "netaddr": "1.3.0",
                       "prometheus-client": "0.26.0", "pyyaml": "6.0.3"}
 
 
