@@ -21,6 +21,9 @@ description:
     statements not what its observations give, or its file not private, owned by another user or writable by others, named
     in RV(rollback.problems)); V(unchecked) when no check was kept; V(not converged) when the rollback was restored, failed or is
     open; V(not rehearsed) when no rollback follows a converged enable.
+  - When the enable was followed by a rehearsed reboot (M(gpusmith.numa_gate.rehearsal_reboot), C(transitions/<enable id>/reboot.json)),
+    RV(rollback.reboot) shows it with its state recomputed from what it observed; a reboot that is not believed, did not happen or did
+    not come back turns V(rehearsed) into V(not reconciled), its problems named; a recovered one is named in RV(rollback.notes).
   - Read-only. The state is read with the checks M(gpusmith.numa_gate.transition_info) makes (no symlinked transitions folder
     or transition folder, no file read through a symlink); a journal or a check that cannot be read is a note, never a failure.
 options:
@@ -93,6 +96,12 @@ rollback:
       description: What reading the node noticed (a journal or a check that could not be read, state that is not private).
       type: list
       elements: str
+    reboot:
+      description:
+        - The rehearsed reboot kept after the enable (C(observed_at), C(reboot), C(refusals), C(recovery), C(verify), C(workloads),
+          C(state) - V(came back), V(recovered), V(not rebooted) or V(not back) - and C(problems)); C(state) V(refused) with its
+          C(problems) when it is not believed; null when none was kept.
+      type: dict
 transitions:
   description:
     - Every transition of the node, oldest first (C(transition), C(target), C(outcome), C(open), C(opened), C(closed), C(duration_s),
@@ -111,6 +120,7 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._rehearsal impo
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._node_files import atomic, confine
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition.journal import journal, transitions
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._rehearsal import kept as rehearsals
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._rehearsal import reboot as reboots
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._transition import record
 
 
@@ -149,7 +159,18 @@ def run(module):
             checks[item["transition"]] = kept
             # A check that another user could have written is no observation of this collection's.
             refused[item["transition"]] = confine.privacy_problems(root, state_dir, rehearsals.path(root, state_dir, item["transition"]))
-    module.exit_json(changed=False, rollback=rehearsal.evidence(node, found, checks, notes, refused=refused), transitions=found)
+    evidence = rehearsal.evidence(node, found, checks, notes, refused=refused)
+    # The rehearsed reboot (rehearse.yml with numa_gate_rehearse_reboot) is kept beside the enable the rollback followed.
+    document, distrust = None, []
+    enable = (evidence.get("enable") or {}).get("transition")
+    if enable is not None:
+        document, problem = rehearsals.read(root, state_dir, enable, name=reboots.NAME, key="enable")
+        if problem:
+            distrust = [problem]
+            document = {}
+        elif document is not None:
+            distrust = confine.privacy_problems(root, state_dir, rehearsals.path(root, state_dir, enable, reboots.NAME))
+    module.exit_json(changed=False, rollback=reboots.fold(evidence, document, distrust), transitions=found)
 
 
 def main():

@@ -92,7 +92,7 @@ def test_check_mode_reads_the_files_and_the_node_sends_nothing_and_composes_one_
     rollback_task = by_name["Read the rollback rehearsal from the node's transition records"]
     assert found["rollback"] == rollback_task["rollback"] == {
         "schema_version": 1, "node": "gpu-1", "state": "not rehearsed", "rehearsed": False, "enable": None, "rollback": None,
-        "re_enable": None, "check": None, "missing": [], "problems": [], "transitions": [], "notes": []}
+        "re_enable": None, "check": None, "missing": [], "problems": [], "transitions": [], "notes": [], "reboot": None}
     assert sorted(found) == sorted(("versions", "baseline_config", "target_config", "allocations", "findings", "canary", "memory", "admission_failure",
                                     "configuration", "metrics", "effect", "service_objectives", "rollback", "device_path", "transport"))
     assert found["memory"] is None  # no canary pod (check mode): no second placement reading

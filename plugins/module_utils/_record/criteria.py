@@ -41,6 +41,7 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._evidence.compo
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import inputs as shapes
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.errors import RecordError
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._rehearsal import evidence as _rehearsal
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._rehearsal import reboot as _reboot
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison import compare as _compare
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_comparison.errors import ServiceComparisonError as _ServiceComparisonError
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._stack import support as _support
@@ -237,6 +238,10 @@ def _rollback_reasons(rollback):
     if state == "unchecked":
         return [_reason("rollback", "defer", "%s, but nothing checked its workloads afterwards (no rehearsal check kept on the node; run "
                         "rehearse.yml): recovery is unresolved" % pair)]
+    reboot = rollback.get("reboot")
+    if state == "not reconciled" and isinstance(reboot, dict) and reboot.get("state") not in ("came back", "recovered"):
+        return [_reason("rollback", "defer", "the node rebooted after the enable did not come back whole (%s): %s: %s"
+                        % (reboot.get("state"), pair, said))]
     if state == "not reconciled":
         return [_reason("rollback", "defer", "the rollback rehearsal's workloads did not come back: %s: %s" % (pair, said))]
     if state == "refused":
@@ -248,9 +253,25 @@ def _rollback_reasons(rollback):
                           "observations, not stated" % "; ".join(distrust))
     workloads = [w["owner"] for w in (rollback.get("check") or {}).get("workloads") or []]
     again = rollback.get("re_enable")
-    return [_reason("rollback", "info", "rollback rehearsed on this node: %s; %s came back Ready on the node at container scope%s" % (
+    return [_reason("rollback", "info", "rollback rehearsed on this node: %s; %s came back Ready on the node at container scope%s%s" % (
         pair, "%d workload%s (%s)" % (len(workloads), "" if len(workloads) == 1 else "s", ", ".join(workloads)) if workloads else "no workload",
-        "; re-enabled by %s" % _took(again) if again else "; not re-enabled since"))]
+        "; re-enabled by %s" % _took(again) if again else "; not re-enabled since", _rebooted(reboot, enable)))]
+
+
+def _rebooted(reboot, enable):
+    """What the rehearsed reboot after the enable adds to a rehearsal that counts: nothing when none was kept; believed only from
+    its observations."""
+    if reboot is None:
+        return ""
+    distrust = _reboot.recheck(reboot, enable)
+    if distrust or reboot.get("state") not in ("came back", "recovered"):
+        raise RecordError("rollback states rehearsed, but the reboot after its enable %s: a reboot's state is recomputed from its "
+                          "observations, not stated" % ("is not believed: " + "; ".join(distrust) if distrust else "did not come back"))
+    if reboot["state"] == "came back":
+        return "; rebooted after the enable, it came back Ready with its policies and its workloads in %ss" % reboot["reboot"]["elapsed_s"]
+    refused = "; ".join("%s: %s" % (name, text) for name, text in sorted(reboot["refusals"].items()) if text)
+    return ("; rebooted after the enable, the kubelet refused its checkpoints (%s), and the documented recovery (stop, remove %s, start) "
+            "brought it back Ready with its policies and its workloads" % (refused, ", ".join(reboot["recovery"]["removed"])))
 
 
 def watched_values(versions, devices, device_path=None):

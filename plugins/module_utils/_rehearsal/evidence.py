@@ -2,7 +2,8 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The rollback criterion's evidence, from the node's own transition records and the check kept after a rehearsal (pure).
 
-Public: `STATES`, `evidence(node, transitions, checks, notes=(), refused=None, now=None)`, `recheck(check, rollback, now=None)`.
+Public: `STATES`, `CLOCK_SKEW_S`, `evidence(node, transitions, checks, notes=(), refused=None, now=None)`, `recheck(check, rollback, now=None)`,
+`recheck_workload(index, workload, problems)`, `names(value)`.
 
 ``transitions``: every transition of the node, each the summary of its record
 (``_transition.record.summary``: ``transition``, ``target``, ``outcome``, ``open``, ``opened``,
@@ -73,7 +74,8 @@ def _count(value):
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
-def _names(value):
+def names(value):
+    """Whether ``value`` is a list of strings."""
     return isinstance(value, list) and all(isinstance(item, str) for item in value)
 
 
@@ -84,8 +86,8 @@ def _workload_state(expected, ready, now):
     return "back" if ready >= expected else "not ready"
 
 
-def _recheck_workload(index, workload, problems):
-    """The workload's recomputed state, or None with the problems added."""
+def recheck_workload(index, workload, problems):
+    """The workload's recomputed state, or None with the problems added (also for the workloads a reboot kept)."""
     if not isinstance(workload, dict):
         problems.append("workloads[%d] is %s, not a workload's observations (a mapping)" % (index, _fileio.short_repr(workload)))
         return None
@@ -95,7 +97,7 @@ def _recheck_workload(index, workload, problems):
         return None
     owner, expected, ready, before, now = (workload[key] for key in ("owner", "expected", "ready", "before", "now"))
     name = "workloads[%d] (%s)" % (index, _fileio.short_repr(owner))
-    if not isinstance(owner, str) or not _count(expected) or not _count(ready) or not _names(before) or not _names(now):
+    if not isinstance(owner, str) or not _count(expected) or not _count(ready) or not names(before) or not names(now):
         problems.append("%s must have an owner (a string), expected and ready (integers of 0 or more), before and now (lists of pod "
                         "names), got %s" % (name, _fileio.short_repr({key: workload[key] for key in WORKLOAD_OBSERVATIONS[1:]})))
         return None
@@ -144,7 +146,7 @@ def _recheck_later(check, problems):
     found = []
     if placement is not None:
         checks = placement.get("pods") if isinstance(placement, dict) else None
-        if not isinstance(checks, list) or not _names(placement.get("problems")) or not all(isinstance(pod, dict) for pod in checks):
+        if not isinstance(checks, list) or not names(placement.get("problems")) or not all(isinstance(pod, dict) for pod in checks):
             problems.append("placement is %s, not {pods: [...], problems: [lines]}" % _fileio.short_repr(placement))
             return None
         failing = any(not isinstance(entry, list) or entry[-1:] != ["agree"] for pod in checks for entry in pod.get("checks") or [])
@@ -153,7 +155,7 @@ def _recheck_later(check, problems):
             return None
         found += placement["problems"]
     if restarts is not None:
-        if not isinstance(restarts, list) or not all(isinstance(entry, dict) and _names(entry.get("problems")) and _names(entry.get("changes"))
+        if not isinstance(restarts, list) or not all(isinstance(entry, dict) and names(entry.get("problems")) and names(entry.get("changes"))
                                                      and isinstance(entry.get("restarted"), bool) for entry in restarts):
             problems.append("restarts is %s, not a list of restarts with their changes and problems" % _fileio.short_repr(restarts))
             return None
@@ -184,9 +186,9 @@ def recheck(check, rollback, now=None):
     if not isinstance(workloads, list):
         return ["workloads is %s, not a list of workloads" % _fileio.short_repr(workloads)]
     if (not isinstance(pod_resources, dict) or not isinstance(pod_resources.get("read"), bool)
-            or not _names(pod_resources.get("problems"))):
+            or not names(pod_resources.get("problems"))):
         return ["pod_resources is %s, not {read: true or false, problems: [lines]}" % _fileio.short_repr(pod_resources)]
-    states = [_recheck_workload(index, workload, problems) for index, workload in enumerate(workloads)]
+    states = [recheck_workload(index, workload, problems) for index, workload in enumerate(workloads)]
     _recheck_time(check, rollback, now or datetime.datetime.now(datetime.timezone.utc), problems)
     if problems:
         return problems

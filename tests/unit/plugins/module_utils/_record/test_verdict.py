@@ -11,7 +11,9 @@ from ansible_collections.gpusmith.numa_gate.plugins.module_utils._service_compar
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._plan import locality
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record import verdict
 from ansible_collections.gpusmith.numa_gate.plugins.module_utils._record.errors import RecordError
+from ansible_collections.gpusmith.numa_gate.plugins.module_utils._rehearsal import reboot
 from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._rehearsal import rehearsal_cases
+from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._rehearsal import test_reboot as reboot_cases
 from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._service_comparison import runs_cases as service_runs
 from ansible_collections.gpusmith.numa_gate.tests.unit.plugins.module_utils._evidence.evidence_trees import node_tree
 
@@ -378,3 +380,29 @@ def test_canary_evidence_without_an_effect_observation_defers(tmp_path):
     assert [(r["criterion"], r["effect"], r["message"]) for r in result["reasons"] if r["effect"] == "defer"] == [
         ("effect", "defer", "whether the pod-level resource managers took effect was not observed: the record has no reading of the canary's "
                             "pods (.spec.resources read back, the control plane's gate, PodResources, cgroups, metrics); unknown is not agreement")]
+
+
+def test_a_rehearsed_reboot_is_named_in_the_rollback_criterion(tmp_path):
+    """rehearse.yml with numa_gate_rehearse_reboot: the reboot kept after the enable, folded in by rehearsal_info, read by the verdict."""
+    def folded(**observed):
+        return reboot.fold(rehearsal_cases.rehearsed(), reboot.check(rehearsal_cases.ENABLE_ID, "gpu-node-1", reboot_cases.observed(**observed),
+                                                                     reboot_cases.AT))
+    memory = {"cpu": None, "memory": reboot_cases.MEMORY}
+    said = {name: verdict.decide(evidence(tmp_path, rollback=value))["reasons"][-1] for name, value in (
+        ("came back", folded()), ("recovered", folded(refusals=memory, recovery={"removed": ["/var/lib/kubelet/memory_manager_state"]})),
+        ("not back", folded(refusals=memory)))}
+    assert said == {
+        "came back": {"criterion": "rollback", "effect": "info", "message": rehearsal_cases.REHEARSED_MESSAGE + (
+            "; rebooted after the enable, it came back Ready with its policies and its workloads in 41s")},
+        "recovered": {"criterion": "rollback", "effect": "info", "message": rehearsal_cases.REHEARSED_MESSAGE + (
+            "; rebooted after the enable, the kubelet refused its checkpoints (memory: %s), and the documented recovery (stop, remove "
+            "/var/lib/kubelet/memory_manager_state, start) brought it back Ready with its policies and its workloads" % reboot_cases.MEMORY)},
+        "not back": {"criterion": "rollback", "effect": "defer", "message": (
+            "the node rebooted after the enable did not come back whole (not back): rollback 20261201T091000Z (converged, 21.6 s) after enable "
+            "20261201T090000Z (converged, 22.5 s): after the boot the kubelet refused memory: %s, and no recovery ran" % reboot_cases.MEMORY)}}
+    stated = dict(folded(), reboot=dict(folded()["reboot"], state="recovered"))
+    with pytest.raises(RecordError) as raised:
+        verdict.decide(evidence(tmp_path, rollback=stated))
+    assert str(raised.value) == (
+        "rollback states rehearsed, but the reboot after its enable is not believed: it states 'recovered' (no problem), but its observations "
+        "give came back (no problem): a reboot's state is recomputed from its observations, not stated")
