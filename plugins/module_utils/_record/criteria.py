@@ -259,19 +259,12 @@ def _rollback_reasons(rollback):
 
 
 def _rebooted(reboot, enable):
-    """What the rehearsed reboot after the enable adds to a rehearsal that counts: nothing when none was kept; believed only from
-    its observations."""
-    if reboot is None:
-        return ""
-    distrust = _reboot.recheck(reboot, enable)
-    if distrust or reboot.get("state") not in ("came back", "recovered"):
+    """The rehearsed reboot after the enable, in a rehearsal that counts: believed only from its observations."""
+    distrust = _reboot.recheck(reboot, enable) if reboot is not None else []
+    if distrust or (reboot is not None and reboot.get("state") not in ("came back", "recovered")):
         raise RecordError("rollback states rehearsed, but the reboot after its enable %s: a reboot's state is recomputed from its "
                           "observations, not stated" % ("is not believed: " + "; ".join(distrust) if distrust else "did not come back"))
-    if reboot["state"] == "came back":
-        return "; rebooted after the enable, it came back Ready with its policies and its workloads in %ss" % reboot["reboot"]["elapsed_s"]
-    refused = "; ".join("%s: %s" % (name, text) for name, text in sorted(reboot["refusals"].items()) if text)
-    return ("; rebooted after the enable, the kubelet refused its checkpoints (%s), and the documented recovery (stop, remove %s, start) "
-            "brought it back Ready with its policies and its workloads" % (refused, ", ".join(reboot["recovery"]["removed"])))
+    return "" if reboot is None else "; " + _reboot.said(reboot)
 
 
 def watched_values(versions, devices, device_path=None):

@@ -5,7 +5,8 @@
 Import the submodules explicitly; this file holds only this map.
 
 - ``evidence``: The rollback criterion's evidence, from the node's own transition records and the check kept after a rehearsal (pure).
-- ``kept``: The check kept after a rehearsed rollback, beside that rollback's journal: ``transitions/<id>/rehearsal.json``.
+- ``kept``: What a rehearsal keeps beside a transition's journal: the check after a rollback, the reboot after an enable.
+- ``reboot``: The rehearsed reboot after an enable: what was observed, what it means, and whether a kept one is believed (pure).
 - ``restart``: The opt-in restart of a recreated workload's main container after a rehearsed rollback, and its allocation compared.
 - ``specs``: The rehearsal_workloads action's argument spec, declared once: the action and its module file both import it.
 - ``wait``: The node's workloads through the API, before a rehearsed rollback and after it (a bounded wait with progress lines).

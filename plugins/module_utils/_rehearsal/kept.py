@@ -1,7 +1,9 @@
 # Copyright: (c) 2026, GPU Smith
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The check kept after a rehearsed rollback, beside that rollback's journal: ``transitions/<id>/rehearsal.json``; and
-the rehearsed reboot after an enable, beside the enable's: ``transitions/<id>/reboot.json`` (``name``, ``key``).
+"""What a rehearsal keeps beside a transition's journal: the check after a rollback, the reboot after an enable.
+
+The check after a rehearsed rollback is ``transitions/<rollback id>/rehearsal.json``; the rehearsed reboot after an
+enable is ``transitions/<enable id>/reboot.json`` (``name``, ``key``).
 
 Public: `NAME`, `READ_LIMIT`, `path(root, state_dir, transition_id, name=NAME)`,
 `read(root, state_dir, transition_id, name=NAME, key="rollback")`, `write(root, state_dir, transition_id, document, check_mode=False,

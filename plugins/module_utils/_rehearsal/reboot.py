@@ -3,7 +3,7 @@
 """The rehearsed reboot after an enable: what was observed, what it means, and whether a kept one is believed (pure).
 
 Public: `NAME`, `STATES`, `OBSERVATIONS`, `check(enable, node, observed, now)`, `judge(document)`,
-`recheck(document, enable, now=None)`, `fold(evidence, document, distrust=(), now=None)`.
+`recheck(document, enable, now=None)`, `fold(evidence, document, distrust=(), now=None)`, `said(document)`.
 
 ``rehearse.yml`` with ``numa_gate_rehearse_reboot`` reboots each node after its enable (the rehearsal role's
 ``reboot`` entry point): drain, reboot, the kubelet's checkpoints read under the effective configuration and the
@@ -183,3 +183,12 @@ def fold(evidence, document, distrust=(), now=None):
         if result.get("state") == "rehearsed":
             result["state"], result["rehearsed"] = "not reconciled", False
     return result
+
+
+def said(document):
+    """A reboot that came back or recovered, in a sentence (the acceptance record's rollback criterion)."""
+    if document["state"] == "came back":
+        return "rebooted after the enable, it came back Ready with its policies and its workloads in %ss" % document["reboot"]["elapsed_s"]
+    refused = "; ".join("%s: %s" % item for item in _refused(document["refusals"]).items())
+    return ("rebooted after the enable, the kubelet refused its checkpoints (%s), and the documented recovery (stop, remove %s, start) "
+            "brought it back Ready with its policies and its workloads" % (refused, ", ".join(document["recovery"]["removed"])))
