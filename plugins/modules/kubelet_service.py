@@ -13,8 +13,9 @@ author: GPU Smith (@gpusmith)
 description:
   - O(state=stopped) runs C(systemctl stop) on the kubelet's unit when it is not down already, then reads its
     C(ActiveState) again and fails unless it is C(inactive) or C(failed).
-  - O(state=started) runs C(systemctl start) when the unit is not active. Whether the kubelet then becomes Ready is for
-    M(gpusmith.numa_gate.kubelet_verify).
+  - O(state=started) runs C(systemctl reset-failed) then C(systemctl start) when the unit is not active (a kubelet that refused to
+    start and was restarted by its unit until systemd's start rate limit would otherwise be refused this start). Whether the
+    kubelet then becomes Ready is for M(gpusmith.numa_gate.kubelet_verify).
   - With O(journal), records the transition's C(stop) or C(start) step around that work in the same run (C(started)
     before, C(finished) after, each fsynced), so a run killed right after it leaves the journal saying so.
 options:

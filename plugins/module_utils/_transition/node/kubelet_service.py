@@ -140,7 +140,16 @@ def stop(runner, service):
 
 
 def start(runner, service):
-    """Start ``service``; returns its ActiveState after."""
+    """Start ``service`` after resetting its failed state; returns its ActiveState after.
+
+    A kubelet that refused to start (its checkpoints, after a reboot) and was restarted by its unit's ``Restart=`` until
+    systemd's start rate limit (``StartLimitBurst`` in ``StartLimitIntervalSec``) is refused the next start, even once
+    stopped: "Start request repeated too quickly". ``systemctl reset-failed`` sets the start rate limit counter and the
+    restart counter back to zero (systemctl(1)), so the start asked for here is the one systemd runs.
+    """
+    rc, out, err = runner.run([_systemctl(runner), "reset-failed", "--", unit_name(service)])
+    if rc != 0:
+        raise ServiceError("systemctl reset-failed %s failed (rc %d): %s" % (service, rc, (err or out or "").strip()))
     rc, out, err = runner.run([_systemctl(runner), "start", "--", unit_name(service)])
     if rc != 0:
         raise ServiceError("systemctl start %s failed (rc %d): %s" % (service, rc, (err or out or "").strip()))

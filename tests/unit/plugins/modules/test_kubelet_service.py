@@ -86,6 +86,9 @@ def test_start_and_check_mode(capsys, unit, opened):
     started = run(capsys, state="started", journal={"transition": T1, "step": "start", "state_dir": state_dir})
     assert (started["changed"], started["after"]) == (True, "active")
     assert events(path) == [("start", "started", None), ("start", "finished", "changed")]
+    # The start rate limit a refusing kubelet's Restart= loop hit is reset before the start.
+    assert unit["calls"][-3:] == [["reset-failed", "--", "kubelet"], ["start", "--", "kubelet"],
+                                  ["show", "--property", "LoadState,ActiveState", "--", "kubelet"]]
 
 
 def test_a_unit_that_does_not_stop_fails_the_step_with_no_finished_event(capsys, unit, opened):
@@ -103,6 +106,9 @@ def test_systemctl_failures_are_named(capsys, unit):
     assert result["msg"] == "systemctl show kubelet failed (rc 5): Failed to show kubelet.service: Unit kubelet.service not found."
     unit["fail"], unit["active"] = "start", "inactive"
     assert run(capsys, state="started")["msg"] == "systemctl start kubelet failed (rc 5): Failed to start kubelet.service: Unit kubelet.service not found."
+    unit["fail"] = "reset-failed"
+    assert run(capsys, state="started")["msg"] == (
+        "systemctl reset-failed kubelet failed (rc 5): Failed to reset-failed kubelet.service: Unit kubelet.service not found.")
 
 
 def test_a_transition_never_opened_is_refused_before_systemctl_runs(capsys, unit, tmp_path):
