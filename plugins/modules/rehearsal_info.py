@@ -98,7 +98,7 @@ rollback:
       elements: str
     reboot:
       description:
-        - The rehearsed reboot kept after the enable (C(observed_at), C(reboot), C(refusals), C(recovery), C(verify), C(workloads),
+        - The rehearsed reboot kept after the enable (C(enable), C(observed_at), C(reboot), C(refusals), C(recovery), C(verify), C(workloads),
           C(state) - V(came back), V(recovered), V(not rebooted) or V(not back) - and C(problems)); C(state) V(refused) with its
           C(problems) when it is not believed; null when none was kept.
       type: dict

@@ -171,7 +171,7 @@ def fold(evidence, document, distrust=(), now=None):
         shown = {"state": "refused", "problems": ["the reboot kept after enable %s is refused: %s"
                                                   % ((enable or {}).get("transition"), "; ".join(distrust))]}
     else:
-        shown = {key: document[key] for key in OBSERVATIONS}
+        shown = {key: document.get(key) for key in ("enable",) + OBSERVATIONS}
     result["reboot"] = shown
     if shown["state"] == "recovered":
         refused = _refused(document["refusals"])
