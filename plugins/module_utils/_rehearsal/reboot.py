@@ -55,6 +55,8 @@ def check(enable, node, observed, now):
     (``kubelet_verify``'s: ``ready``, ``mismatches``, ``msg``) and ``workloads`` (``rehearsal_workloads``' with ``before``).
     """
     reboot = observed.get("reboot") or {}
+    # ansible.builtin.reboot reports a timeout as rebooted: true with failed: true; only a finished reboot is one.
+    rebooted = reboot.get("rebooted") is True and not reboot.get("failed")
     recovery = observed.get("recovery")
     verify = observed.get("verify") or {}
     document = {
@@ -62,8 +64,8 @@ def check(enable, node, observed, now):
         "enable": enable,
         "node": node,
         "observed_at": now,
-        "reboot": {"rebooted": reboot.get("rebooted") is True, "elapsed_s": reboot.get("elapsed"),
-                   "error": None if reboot.get("rebooted") is True else (reboot.get("msg") or "no result")},
+        "reboot": {"rebooted": rebooted, "elapsed_s": reboot.get("elapsed"),
+                   "error": None if rebooted else (reboot.get("msg") or "no result")},
         "refusals": observed.get("refusals"),
         "recovery": None if recovery is None else {"removed": list(recovery.get("removed") or []),
                                                    "error": recovery.get("msg") if recovery.get("failed") else None},

@@ -70,6 +70,9 @@ def test_each_way_of_not_coming_back_is_named():
         assert (folded["state"], folded["rehearsed"], folded["problems"]) == ("not reconciled", False, problems)
     unreachable = reboot.check(ENABLE, NODE, observed(reboot={"rebooted": False, "failed": True, "msg": "Timed out waiting for last boot time check"}), AT)
     assert (unreachable["state"], unreachable["problems"]) == ("not rebooted", ["the node did not reboot: Timed out waiting for last boot time check"])
+    timed_out = reboot.check(ENABLE, NODE, observed(reboot={"rebooted": True, "failed": True, "msg": "Timed out waiting for last boot time check"}), AT)
+    assert (timed_out["state"], timed_out["reboot"]) == ("not rebooted", {"rebooted": False, "elapsed_s": None,
+                                                                          "error": "Timed out waiting for last boot time check"})
 
 
 def test_a_kept_reboot_is_believed_only_from_its_observations():
